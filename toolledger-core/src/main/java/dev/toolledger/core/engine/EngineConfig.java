@@ -1,0 +1,141 @@
+package dev.toolledger.core.engine;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Immutable engine settings. Build with {@link #builder()}; {@link Builder#build()} rejects values
+ * that make no sense and names the option.
+ */
+public final class EngineConfig {
+  /** Default longest wait for a concurrent execution of the same key: 5 seconds. */
+  public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(5);
+  /** Default number of attempts of one write transaction on transient errors: 5. */
+  public static final int DEFAULT_TRANSACTION_ATTEMPTS = 5;
+  /** Default first backoff between transaction attempts: 10 ms (full jitter, doubling). */
+  public static final Duration DEFAULT_RETRY_BASE = Duration.ofMillis(10);
+  /** Default cap of the backoff between transaction attempts: 200 ms. */
+  public static final Duration DEFAULT_RETRY_CAP = Duration.ofMillis(200);
+  /** Default {@code Retry-After} for "in progress" and "busy" answers: 1 second. */
+  public static final Duration DEFAULT_RETRY_AFTER = Duration.ofSeconds(1);
+
+  private final Clock clock;
+  private final Duration maxWait;
+  private final int transactionAttempts;
+  private final Duration retryBase;
+  private final Duration retryCap;
+  private final Duration retryAfter;
+
+  private EngineConfig(Builder b) {
+    this.clock = b.clock;
+    this.maxWait = b.maxWait;
+    this.transactionAttempts = b.transactionAttempts;
+    this.retryBase = b.retryBase;
+    this.retryCap = b.retryCap;
+    this.retryAfter = b.retryAfter;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  public static EngineConfig defaults() {
+    return builder().build();
+  }
+
+  public Clock clock() {
+    return clock;
+  }
+
+  public Duration maxWait() {
+    return maxWait;
+  }
+
+  public int transactionAttempts() {
+    return transactionAttempts;
+  }
+
+  public Duration retryBase() {
+    return retryBase;
+  }
+
+  public Duration retryCap() {
+    return retryCap;
+  }
+
+  public Duration retryAfter() {
+    return retryAfter;
+  }
+
+  /** Builder with the documented defaults. */
+  public static final class Builder {
+    private Clock clock = Clock.systemUTC();
+    private Duration maxWait = DEFAULT_MAX_WAIT;
+    private int transactionAttempts = DEFAULT_TRANSACTION_ATTEMPTS;
+    private Duration retryBase = DEFAULT_RETRY_BASE;
+    private Duration retryCap = DEFAULT_RETRY_CAP;
+    private Duration retryAfter = DEFAULT_RETRY_AFTER;
+
+    private Builder() {}
+
+    /** Source of record timestamps. Default: the system UTC clock. */
+    public Builder clock(Clock clock) {
+      this.clock = clock;
+      return this;
+    }
+
+    /**
+     * Longest time a duplicate request waits for a concurrent execution of its key before it
+     * hears "in progress". A request may ask for less ({@code Prefer: wait=N}), never for more.
+     * Default 5 seconds.
+     */
+    public Builder maxWait(Duration maxWait) {
+      this.maxWait = maxWait;
+      return this;
+    }
+
+    /** Attempts of one write transaction on transient database errors. Default 5. */
+    public Builder transactionAttempts(int transactionAttempts) {
+      this.transactionAttempts = transactionAttempts;
+      return this;
+    }
+
+    /** Backoff between transaction attempts: full jitter up to min(cap, base * 2^n). */
+    public Builder transactionBackoff(Duration base, Duration cap) {
+      this.retryBase = base;
+      this.retryCap = cap;
+      return this;
+    }
+
+    /** The {@code Retry-After} given with "in progress" and "busy" answers. Default 1 second. */
+    public Builder retryAfter(Duration retryAfter) {
+      this.retryAfter = retryAfter;
+      return this;
+    }
+
+    public EngineConfig build() {
+      Objects.requireNonNull(clock, "clock must not be null");
+      requireNonNegative("maxWait", maxWait);
+      if (transactionAttempts < 1) {
+        throw new IllegalArgumentException("transactionAttempts must be at least 1");
+      }
+      requireNonNegative("transactionBackoff base", retryBase);
+      requireNonNegative("transactionBackoff cap", retryCap);
+      if (retryCap.compareTo(retryBase) < 0) {
+        throw new IllegalArgumentException("transactionBackoff cap must not be below its base");
+      }
+      requireNonNegative("retryAfter", retryAfter);
+      if (retryAfter.toSeconds() < 1) {
+        throw new IllegalArgumentException("retryAfter must be at least 1 second (HTTP says seconds)");
+      }
+      return new EngineConfig(this);
+    }
+
+    private static void requireNonNegative(String option, Duration value) {
+      if (value == null || value.isNegative()) {
+        throw new IllegalArgumentException(option + " must be zero or positive");
+      }
+    }
+  }
+}

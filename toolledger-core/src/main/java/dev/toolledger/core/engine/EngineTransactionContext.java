@@ -1,0 +1,23 @@
+package dev.toolledger.core.engine;
+
+import dev.toolledger.core.identity.TenantId;
+import dev.toolledger.core.store.LedgerTransaction;
+import dev.toolledger.core.store.SqlDialect;
+import dev.toolledger.core.tool.TransactionContext;
+import java.sql.Connection;
+import java.time.Instant;
+
+/** The context handed to a transactional tool: a view of the engine's open transaction. */
+record EngineTransactionContext(TenantId tenant, LedgerTransaction transaction, Instant now)
+    implements TransactionContext {
+
+  @Override
+  public Connection connection() {
+    return transaction.connection();
+  }
+
+  @Override
+  public SqlDialect dialect() {
+    return transaction.dialect();
+  }
+}

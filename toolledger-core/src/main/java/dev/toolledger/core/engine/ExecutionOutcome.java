@@ -1,0 +1,101 @@
+package dev.toolledger.core.engine;
+
+import dev.toolledger.core.operation.OperationRecord;
+import dev.toolledger.core.operation.StoredResponse;
+import dev.toolledger.core.schema.Violation;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * How the engine answered an invocation. Exactly two variants carry a recorded outcome ({@link
+ * Executed} and {@link Replayed}); every other variant means this call changed nothing.
+ */
+public sealed interface ExecutionOutcome {
+
+  /** Short stable name, used for logs and metrics. */
+  String kind();
+
+  /** The tool ran now and its outcome was committed together with its effect. */
+  record Executed(OperationRecord record) implements ExecutionOutcome {
+    public StoredResponse response() {
+      return record.response().orElseThrow();
+    }
+
+    @Override
+    public String kind() {
+      return "executed";
+    }
+  }
+
+  /** The key was already completed with the same intent; the stored outcome is returned. */
+  record Replayed(OperationRecord record) implements ExecutionOutcome {
+    public StoredResponse response() {
+      return record.response().orElseThrow();
+    }
+
+    @Override
+    public String kind() {
+      return "replayed";
+    }
+  }
+
+  /** The key belongs to an operation with another tool, version or parameters. */
+  record KeyReused(String recordedTool) implements ExecutionOutcome {
+    @Override
+    public String kind() {
+      return "conflict";
+    }
+  }
+
+  /** Another execution of the same key is still running; ask again later. */
+  record InProgress(Duration retryAfter) implements ExecutionOutcome {
+    @Override
+    public String kind() {
+      return "in_progress";
+    }
+  }
+
+  /** The operation's effect may or may not have happened; it must be looked up or resolved. */
+  record OutcomeUnknown(OperationRecord record) implements ExecutionOutcome {
+    @Override
+    public String kind() {
+      return "unknown";
+    }
+  }
+
+  /** The key is fenced: it is confirmed that it did not, and will not, execute. */
+  record NotExecuted(OperationRecord record) implements ExecutionOutcome {
+    @Override
+    public String kind() {
+      return "not_executed";
+    }
+  }
+
+  /** The parameters break the tool's schema. Nothing was recorded; the key stays free. */
+  record InvalidParameters(List<Violation> violations) implements ExecutionOutcome {
+    public InvalidParameters {
+      violations = List.copyOf(violations);
+    }
+
+    @Override
+    public String kind() {
+      return "rejected";
+    }
+  }
+
+  /** No tool has that name. */
+  record UnknownTool(String tool) implements ExecutionOutcome {
+    @Override
+    public String kind() {
+      return "rejected";
+    }
+  }
+
+  /** The database stayed busy past the retry budget; nothing was written. */
+  record Busy(Duration retryAfter) implements ExecutionOutcome {
+    @Override
+    public String kind() {
+      return "busy";
+    }
+  }
+}

@@ -1,0 +1,10 @@
+package dev.toolledger.core.json;
+
+import dev.toolledger.core.ToolLedgerException;
+
+/** A request body that is not one well-formed JSON document. */
+public final class MalformedJsonException extends ToolLedgerException {
+  public MalformedJsonException(String reason) {
+    super("the body is not valid JSON: " + reason);
+  }
+}

@@ -1,0 +1,19 @@
+package dev.toolledger.core.store;
+
+import dev.toolledger.core.operation.OperationRecord;
+
+/** What the unique (tenant, key) constraint decided about a claim. */
+public sealed interface ClaimResult {
+
+  /** This transaction owns the key and must execute. */
+  record Claimed() implements ClaimResult {}
+
+  /** The key was already taken by a committed operation; nothing was written. */
+  record Existing(OperationRecord record) implements ClaimResult {}
+
+  /**
+   * Another open transaction holds the key and did not finish within the wait allowed; nothing was
+   * written and the caller should hear "in progress".
+   */
+  record Contended() implements ClaimResult {}
+}

@@ -1,0 +1,31 @@
+package dev.toolledger.core.store;
+
+import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.core.identity.TenantId;
+import dev.toolledger.core.operation.OperationRecord;
+import java.util.Optional;
+
+/**
+ * Durable storage of operations. Implementations keep each record under a unique (tenant, key)
+ * constraint and run {@link #inTransaction} as one atomic database transaction.
+ */
+public interface LedgerStore extends AutoCloseable {
+
+  SqlDialect dialect();
+
+  /** A committed record, read without taking any write lock. */
+  Optional<OperationRecord> find(TenantId tenant, OperationKey key);
+
+  /**
+   * Runs {@code work} in one write transaction and commits it; if {@code work} throws, the
+   * transaction is rolled back and the exception is rethrown.
+   *
+   * @throws TransientStoreException when the database refused the transaction for a passing
+   *     reason (a busy lock, a serialization failure, a deadlock, a dropped connection); the
+   *     transaction left nothing behind and may be run again
+   */
+  <T> T inTransaction(TransactionWork<T> work);
+
+  @Override
+  void close();
+}

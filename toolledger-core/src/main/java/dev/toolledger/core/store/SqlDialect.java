@@ -1,0 +1,7 @@
+package dev.toolledger.core.store;
+
+/** The SQL a store's connections speak, so that tools can choose portable statements. */
+public enum SqlDialect {
+  SQLITE,
+  POSTGRESQL
+}

@@ -1,0 +1,13 @@
+package dev.toolledger.core.tool;
+
+/**
+ * A write tool whose calls ToolLedger makes safe to retry. The kind of tool decides where its
+ * effect happens and therefore what the engine can promise about it.
+ */
+public sealed interface Tool permits TransactionalTool {
+  ToolDescriptor descriptor();
+
+  default String name() {
+    return descriptor().name();
+  }
+}

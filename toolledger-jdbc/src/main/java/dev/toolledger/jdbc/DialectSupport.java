@@ -1,0 +1,40 @@
+package dev.toolledger.jdbc;
+
+import dev.toolledger.core.store.SqlDialect;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLTransientException;
+import java.time.Duration;
+
+/** What differs between the databases a {@link JdbcLedgerStore} runs on. */
+abstract class DialectSupport {
+
+  abstract SqlDialect kind();
+
+  /**
+   * Waits for this process's turn to write, if the database allows only one writer.
+   *
+   * @return false when the turn did not come within the store's busy timeout
+   */
+  abstract boolean enterWrite() throws InterruptedException;
+
+  abstract void exitWrite();
+
+  /** Starts a write transaction on a pooled connection. */
+  void begin(Connection connection) throws SQLException {
+    connection.setAutoCommit(false);
+  }
+
+  /** Bounds how long the next claim may wait for a concurrent claimer of the same key. */
+  void beforeClaim(Connection connection, Duration maxWait) throws SQLException {}
+
+  /** Whether this error means the claim's wait for a concurrent claimer ran out. */
+  boolean isClaimWaitExceeded(SQLException e) {
+    return false;
+  }
+
+  /** Whether a fresh attempt of the whole transaction may succeed. */
+  boolean isTransient(SQLException e) {
+    return e instanceof SQLTransientException;
+  }
+}

@@ -1,0 +1,474 @@
+package dev.toolledger.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.toolledger.core.auth.TokenRecord;
+import dev.toolledger.core.auth.TokenStore;
+import dev.toolledger.core.fingerprint.Fingerprint;
+import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.core.identity.TenantId;
+import dev.toolledger.core.operation.OperationIntent;
+import dev.toolledger.core.operation.OperationRecord;
+import dev.toolledger.core.operation.OperationState;
+import dev.toolledger.core.operation.StoredResponse;
+import dev.toolledger.core.store.ClaimResult;
+import dev.toolledger.core.store.LedgerStore;
+import dev.toolledger.core.store.LedgerTransaction;
+import dev.toolledger.core.store.NewOperation;
+import dev.toolledger.core.store.SqlDialect;
+import dev.toolledger.core.store.StoreException;
+import dev.toolledger.core.store.TransactionWork;
+import dev.toolledger.core.store.TransientStoreException;
+import dev.toolledger.jdbc.internal.GuardedConnection;
+import dev.toolledger.jdbc.migration.Migrator;
+import dev.toolledger.jdbc.migration.SchemaMigrations;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.sqlite.SQLiteConfig;
+import org.sqlite.SQLiteDataSource;
+
+/**
+ * The ledger on a JDBC database: SQLite (embedded, the default) or PostgreSQL (shared by many
+ * nodes). Open one with {@link #sqlite(SqliteOptions)}.
+ *
+ * <p>Writes run in one transaction each; the primary key on (tenant, op_key) decides which caller
+ * owns a key. Reads for replays use no write lock. Errors that a fresh attempt may not meet (busy
+ * lock, serialization failure, deadlock, dropped connection) surface as {@link
+ * TransientStoreException} after the transaction was rolled back.
+ */
+public final class JdbcLedgerStore implements LedgerStore, TokenStore {
+  private static final String OPERATION_COLUMNS =
+      "tenant, op_key, tool, tool_version, fingerprint, state, response_status, response_body,"
+          + " created_at, completed_at, expires_at";
+
+  private final HikariDataSource dataSource;
+  private final DialectSupport dialect;
+  private final String description;
+
+  private JdbcLedgerStore(HikariDataSource dataSource, DialectSupport dialect, String description) {
+    this.dataSource = dataSource;
+    this.dialect = dialect;
+    this.description = description;
+  }
+
+  /** Opens (creating if needed) a SQLite ledger file and applies pending migrations. */
+  public static JdbcLedgerStore sqlite(SqliteOptions options) {
+    SQLiteConfig config = new SQLiteConfig();
+    config.setJournalMode(SQLiteConfig.JournalMode.WAL);
+    config.setSynchronous(
+        options.synchronous() == Synchronous.FULL
+            ? SQLiteConfig.SynchronousMode.FULL
+            : SQLiteConfig.SynchronousMode.NORMAL);
+    config.setBusyTimeout((int) options.busyTimeout().toMillis());
+    config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
+    config.enforceForeignKeys(true);
+    SQLiteDataSource sqlite = new SQLiteDataSource(config);
+    sqlite.setUrl("jdbc:sqlite:" + options.path().toAbsolutePath());
+
+    HikariConfig pool = new HikariConfig();
+    pool.setDataSource(sqlite);
+    pool.setPoolName("toolledger-sqlite");
+    pool.setMaximumPoolSize(options.poolSize());
+    pool.setMinimumIdle(1);
+    pool.setAutoCommit(true);
+    pool.setConnectionTimeout(Math.max(250, options.busyTimeout().toMillis()));
+    HikariDataSource dataSource = new HikariDataSource(pool);
+    JdbcLedgerStore store =
+        new JdbcLedgerStore(
+            dataSource,
+            new SqliteSupport(options.busyTimeout()),
+            "sqlite:" + options.path().toAbsolutePath());
+    store.migrate(options.migrations());
+    return store;
+  }
+
+  private void migrate(List<SchemaMigrations> extra) {
+    List<SchemaMigrations> all = new ArrayList<>();
+    all.add(LedgerSchema.migrations());
+    all.addAll(extra);
+    Migrator migrator = new Migrator(dialect.kind(), Clock.systemUTC());
+    try {
+      if (!dialect.enterWrite()) {
+        throw new StoreException("the database stayed locked; cannot apply schema migrations");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StoreException("interrupted while waiting to migrate", e);
+    }
+    try (Connection connection = dataSource.getConnection()) {
+      migrator.migrate(connection, all);
+    } catch (SQLException e) {
+      dataSource.close();
+      throw new StoreException("cannot open the ledger database " + description, e);
+    } catch (RuntimeException e) {
+      dataSource.close();
+      throw e;
+    } finally {
+      dialect.exitWrite();
+    }
+  }
+
+  /** The pool, for tools' own reads outside the engine. */
+  public DataSource dataSource() {
+    return dataSource;
+  }
+
+  /** Where the ledger lives, for logs ("sqlite:/path/to/file"). Never contains a password. */
+  public String description() {
+    return description;
+  }
+
+  @Override
+  public SqlDialect dialect() {
+    return dialect.kind();
+  }
+
+  @Override
+  public Optional<OperationRecord> find(TenantId tenant, OperationKey key) {
+    try (Connection connection = dataSource.getConnection()) {
+      return select(connection, tenant, key);
+    } catch (SQLException e) {
+      throw translate(e, "reading an operation");
+    }
+  }
+
+  @Override
+  public <T> T inTransaction(TransactionWork<T> work) {
+    boolean entered;
+    try {
+      entered = dialect.enterWrite();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StoreException("interrupted while waiting for the write lock", e);
+    }
+    if (!entered) {
+      throw new TransientStoreException(
+          "another writer held the database past the busy timeout", null);
+    }
+    try (Connection connection = dataSource.getConnection()) {
+      dialect.begin(connection);
+      try {
+        T result = work.run(new JdbcTransaction(connection));
+        connection.commit();
+        return result;
+      } catch (Throwable failure) {
+        rollbackQuietly(connection, failure);
+        throw failure;
+      }
+    } catch (Throwable failure) {
+      throw translateWork(failure);
+    } finally {
+      dialect.exitWrite();
+    }
+  }
+
+  private RuntimeException translateWork(Throwable failure) {
+    SQLException sql = findSqlException(failure);
+    if (failure instanceof WrappedSqlException && sql != null) {
+      return translate(sql, "writing");
+    }
+    if (sql != null && dialect.isTransient(sql)) {
+      return new TransientStoreException(
+          "the database asked for a retry (SQLState "
+              + sql.getSQLState()
+              + ", code "
+              + sql.getErrorCode()
+              + ")",
+          failure);
+    }
+    if (failure instanceof RuntimeException runtime) {
+      return runtime;
+    }
+    if (failure instanceof Error error) {
+      throw error;
+    }
+    if (failure instanceof SQLException e) {
+      return translate(e, "writing");
+    }
+    return new StoreException("a ledger transaction failed: " + failure, failure);
+  }
+
+  private static SQLException findSqlException(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof SQLException e) {
+        return e;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return null;
+  }
+
+  private RuntimeException translate(SQLException e, String doing) {
+    if (dialect.isTransient(e)) {
+      return new TransientStoreException(
+          "the database asked for a retry while " + doing + " (SQLState " + e.getSQLState() + ")",
+          e);
+    }
+    return new StoreException(
+        "database error while "
+            + doing
+            + " (SQLState "
+            + e.getSQLState()
+            + ", code "
+            + e.getErrorCode()
+            + "): "
+            + e.getMessage(),
+        e);
+  }
+
+  private static void rollbackQuietly(Connection connection, Throwable failure) {
+    try {
+      connection.rollback();
+    } catch (SQLException e) {
+      failure.addSuppressed(e);
+    }
+  }
+
+  private static Optional<OperationRecord> select(
+      Connection connection, TenantId tenant, OperationKey key) throws SQLException {
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "SELECT " + OPERATION_COLUMNS + " FROM tl_operations WHERE tenant = ? AND op_key = ?")) {
+      ps.setString(1, tenant.value());
+      ps.setString(2, key.value());
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? Optional.of(readOperation(rs)) : Optional.empty();
+      }
+    }
+  }
+
+  static OperationRecord readOperation(ResultSet rs) throws SQLException {
+    String tool = rs.getString("tool");
+    Optional<OperationIntent> intent =
+        tool == null
+            ? Optional.empty()
+            : Optional.of(
+                new OperationIntent(
+                    tool,
+                    rs.getString("tool_version"),
+                    new Fingerprint(rs.getString("fingerprint"))));
+    OperationState state = OperationState.valueOf(rs.getString("state"));
+    String body = rs.getString("response_body");
+    int status = rs.getInt("response_status");
+    Optional<StoredResponse> response =
+        state == OperationState.COMPLETED
+            ? Optional.of(new StoredResponse(status, body))
+            : Optional.empty();
+    return new OperationRecord(
+        TenantId.of(rs.getString("tenant")),
+        OperationKey.of(rs.getString("op_key")),
+        intent,
+        state,
+        response,
+        Instant.ofEpochMilli(rs.getLong("created_at")),
+        optionalInstant(rs, "completed_at"),
+        optionalInstant(rs, "expires_at"));
+  }
+
+  private static Optional<Instant> optionalInstant(ResultSet rs, String column) throws SQLException {
+    long millis = rs.getLong(column);
+    return rs.wasNull() ? Optional.empty() : Optional.of(Instant.ofEpochMilli(millis));
+  }
+
+  // ---------------------------------------------------------------- tokens
+
+  @Override
+  public void insert(TokenRecord token) {
+    inTransaction(
+        tx -> {
+          try (PreparedStatement ps =
+              tx.connection()
+                  .prepareStatement(
+                      "INSERT INTO tl_tokens (id, secret_hash, tenant, label, created_at,"
+                          + " revoked_at) VALUES (?, ?, ?, ?, ?, ?)")) {
+            ps.setString(1, token.id());
+            ps.setString(2, token.secretHash());
+            ps.setString(3, token.tenant().value());
+            ps.setString(4, token.label());
+            ps.setLong(5, token.createdAt().toEpochMilli());
+            if (token.revokedAt().isPresent()) {
+              ps.setLong(6, token.revokedAt().get().toEpochMilli());
+            } else {
+              ps.setNull(6, Types.BIGINT);
+            }
+            ps.executeUpdate();
+          }
+          return null;
+        });
+  }
+
+  @Override
+  public Optional<TokenRecord> findBySecretHash(String secretHash) {
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement ps =
+            connection.prepareStatement(
+                "SELECT id, secret_hash, tenant, label, created_at, revoked_at FROM tl_tokens"
+                    + " WHERE secret_hash = ?")) {
+      ps.setString(1, secretHash);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? Optional.of(readToken(rs)) : Optional.empty();
+      }
+    } catch (SQLException e) {
+      throw translate(e, "reading a token");
+    }
+  }
+
+  @Override
+  public List<TokenRecord> list() {
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement ps =
+            connection.prepareStatement(
+                "SELECT id, secret_hash, tenant, label, created_at, revoked_at FROM tl_tokens"
+                    + " ORDER BY created_at, id");
+        ResultSet rs = ps.executeQuery()) {
+      List<TokenRecord> tokens = new ArrayList<>();
+      while (rs.next()) {
+        tokens.add(readToken(rs));
+      }
+      return tokens;
+    } catch (SQLException e) {
+      throw translate(e, "listing tokens");
+    }
+  }
+
+  @Override
+  public boolean revoke(String id, Instant at) {
+    return inTransaction(
+        tx -> {
+          try (PreparedStatement ps =
+              tx.connection()
+                  .prepareStatement(
+                      "UPDATE tl_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")) {
+            ps.setLong(1, at.toEpochMilli());
+            ps.setString(2, id);
+            return ps.executeUpdate() == 1;
+          }
+        });
+  }
+
+  private static TokenRecord readToken(ResultSet rs) throws SQLException {
+    return new TokenRecord(
+        rs.getString("id"),
+        rs.getString("secret_hash"),
+        TenantId.of(rs.getString("tenant")),
+        rs.getString("label"),
+        Instant.ofEpochMilli(rs.getLong("created_at")),
+        optionalInstant(rs, "revoked_at"));
+  }
+
+  @Override
+  public void close() {
+    dataSource.close();
+  }
+
+  @Override
+  public String toString() {
+    return "JdbcLedgerStore[" + description + "]";
+  }
+
+  /** One open write transaction. */
+  private final class JdbcTransaction implements LedgerTransaction {
+    private final Connection connection;
+    private final Connection guarded;
+
+    JdbcTransaction(Connection connection) {
+      this.connection = connection;
+      this.guarded = GuardedConnection.wrap(connection);
+    }
+
+    @Override
+    public Connection connection() {
+      return guarded;
+    }
+
+    @Override
+    public SqlDialect dialect() {
+      return dialect.kind();
+    }
+
+    @Override
+    public ClaimResult claim(NewOperation operation, Duration maxWait) {
+      try {
+        dialect.beforeClaim(connection, maxWait);
+        int inserted;
+        try (PreparedStatement ps =
+            connection.prepareStatement(
+                "INSERT INTO tl_operations (tenant, op_key, tool, tool_version, fingerprint,"
+                    + " state, created_at) VALUES (?, ?, ?, ?, ?, 'IN_PROGRESS', ?)"
+                    + " ON CONFLICT (tenant, op_key) DO NOTHING")) {
+          ps.setString(1, operation.tenant().value());
+          ps.setString(2, operation.key().value());
+          ps.setString(3, operation.intent().tool());
+          ps.setString(4, operation.intent().toolVersion());
+          ps.setString(5, operation.intent().fingerprint().hex());
+          ps.setLong(6, operation.createdAt().toEpochMilli());
+          inserted = ps.executeUpdate();
+        } catch (SQLException e) {
+          if (dialect.isClaimWaitExceeded(e)) {
+            return new ClaimResult.Contended();
+          }
+          throw e;
+        }
+        if (inserted == 1) {
+          return new ClaimResult.Claimed();
+        }
+        OperationRecord existing =
+            select(connection, operation.tenant(), operation.key())
+                .orElseThrow(
+                    () ->
+                        new StoreException(
+                            "the claim conflicted but no operation row is visible; the"
+                                + " isolation level must be READ COMMITTED or stronger"));
+        return new ClaimResult.Existing(existing);
+      } catch (SQLException e) {
+        throw new WrappedSqlException(e);
+      }
+    }
+
+    @Override
+    public void complete(
+        TenantId tenant,
+        OperationKey key,
+        StoredResponse response,
+        Instant completedAt,
+        Instant expiresAt) {
+      try (PreparedStatement ps =
+          connection.prepareStatement(
+              "UPDATE tl_operations SET state = 'COMPLETED', response_status = ?,"
+                  + " response_body = ?, completed_at = ?, expires_at = ?"
+                  + " WHERE tenant = ? AND op_key = ? AND state = 'IN_PROGRESS'")) {
+        ps.setInt(1, response.status());
+        ps.setString(2, response.body());
+        ps.setLong(3, completedAt.toEpochMilli());
+        ps.setLong(4, expiresAt.toEpochMilli());
+        ps.setString(5, tenant.value());
+        ps.setString(6, key.value());
+        if (ps.executeUpdate() != 1) {
+          throw new StoreException(
+              "operation " + key + " was not IN_PROGRESS when its outcome was recorded");
+        }
+      } catch (SQLException e) {
+        throw new WrappedSqlException(e);
+      }
+    }
+  }
+
+  /** Carries a SQLException out of the SPI's unchecked methods; translated at the boundary. */
+  static final class WrappedSqlException extends RuntimeException {
+    WrappedSqlException(SQLException cause) {
+      super(cause.getMessage(), cause);
+    }
+  }
+}

@@ -1,0 +1,149 @@
+package dev.toolledger.jdbc.migration;
+
+import dev.toolledger.core.store.SqlDialect;
+import dev.toolledger.core.store.StoreException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies pending migrations at start.
+ *
+ * <p>Each migration runs in its own transaction that first inserts its row into {@code
+ * tl_schema_version}. When several nodes start at once, the primary key on (component, version)
+ * decides which one applies it: the others wait for that transaction, fail the insert, and move on.
+ * A database whose schema is newer than this code knows is refused rather than used.
+ */
+public final class Migrator {
+  private static final Logger LOG = LoggerFactory.getLogger(Migrator.class);
+
+  private final SqlDialect dialect;
+  private final Clock clock;
+
+  public Migrator(SqlDialect dialect, Clock clock) {
+    this.dialect = dialect;
+    this.clock = clock;
+  }
+
+  /** Applies every pending migration of every component, in order. */
+  public void migrate(Connection connection, List<SchemaMigrations> components) {
+    try {
+      ensureVersionTable(connection);
+      for (SchemaMigrations component : components) {
+        migrate(connection, component);
+      }
+    } catch (SQLException e) {
+      throw new StoreException(
+          "schema migration failed (SQLState " + e.getSQLState() + "): " + e.getMessage(), e);
+    }
+  }
+
+  private void ensureVersionTable(Connection connection) throws SQLException {
+    boolean autoCommit = connection.getAutoCommit();
+    connection.setAutoCommit(true);
+    try (Statement st = connection.createStatement()) {
+      st.execute(
+          "CREATE TABLE IF NOT EXISTS tl_schema_version ("
+              + " component TEXT NOT NULL,"
+              + " version INTEGER NOT NULL,"
+              + " description TEXT NOT NULL,"
+              + " applied_at BIGINT NOT NULL,"
+              + " PRIMARY KEY (component, version))");
+    } catch (SQLException e) {
+      // Two nodes creating the table at the same moment on PostgreSQL: one loses with a unique
+      // violation on the catalog; the table exists either way.
+      if (!"23505".equals(e.getSQLState()) && !"42P07".equals(e.getSQLState())) {
+        throw e;
+      }
+    } finally {
+      connection.setAutoCommit(autoCommit);
+    }
+  }
+
+  private void migrate(Connection connection, SchemaMigrations component) throws SQLException {
+    int current = currentVersion(connection, component.component());
+    if (current > component.latestVersion()) {
+      throw new StoreException(
+          "the database's "
+              + component.component()
+              + " schema is at version "
+              + current
+              + " but this ToolLedger knows versions up to "
+              + component.latestVersion()
+              + "; run a newer ToolLedger against this database");
+    }
+    for (Migration migration : component.migrations()) {
+      if (migration.version() <= current) {
+        continue;
+      }
+      apply(connection, component.component(), migration);
+    }
+  }
+
+  private int currentVersion(Connection connection, String component) throws SQLException {
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "SELECT COALESCE(MAX(version), 0) FROM tl_schema_version WHERE component = ?")) {
+      ps.setString(1, component);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+
+  private void apply(Connection connection, String component, Migration migration)
+      throws SQLException {
+    boolean autoCommit = connection.getAutoCommit();
+    connection.setAutoCommit(false);
+    try {
+      try (PreparedStatement ps =
+          connection.prepareStatement(
+              "INSERT INTO tl_schema_version (component, version, description, applied_at)"
+                  + " VALUES (?, ?, ?, ?)")) {
+        ps.setString(1, component);
+        ps.setInt(2, migration.version());
+        ps.setString(3, migration.description());
+        ps.setLong(4, clock.millis());
+        ps.executeUpdate();
+      } catch (SQLException e) {
+        connection.rollback();
+        if ("23505".equals(e.getSQLState()) || isSqliteUniqueViolation(e)) {
+          LOG.info(
+              "{} schema migration {} was applied by another node", component, migration.version());
+          return;
+        }
+        throw e;
+      }
+      try (Statement st = connection.createStatement()) {
+        for (String sql : migration.statementsFor(dialect)) {
+          st.execute(sql);
+        }
+      }
+      connection.commit();
+      LOG.info(
+          "applied {} schema migration {}: {}",
+          component,
+          migration.version(),
+          migration.description());
+    } catch (SQLException e) {
+      connection.rollback();
+      throw e;
+    } finally {
+      connection.setAutoCommit(autoCommit);
+    }
+  }
+
+  private static boolean isSqliteUniqueViolation(SQLException e) {
+    // SQLITE_CONSTRAINT_PRIMARYKEY (1555) or SQLITE_CONSTRAINT_UNIQUE (2067), or the primary
+    // SQLITE_CONSTRAINT (19) when extended codes are off.
+    int code = e.getErrorCode();
+    return code == 1555 || code == 2067 || code == 19;
+  }
+}
