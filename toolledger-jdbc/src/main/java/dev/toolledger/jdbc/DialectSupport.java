@@ -1,13 +1,14 @@
 package dev.toolledger.jdbc;
 
 import dev.toolledger.core.store.SqlDialect;
+import dev.toolledger.jdbc.migration.TransactionControl;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTransientException;
 import java.time.Duration;
 
 /** What differs between the databases a {@link JdbcLedgerStore} runs on. */
-abstract class DialectSupport {
+abstract class DialectSupport implements TransactionControl {
 
   abstract SqlDialect kind();
 
@@ -21,8 +22,29 @@ abstract class DialectSupport {
   abstract void exitWrite();
 
   /** Starts a write transaction on a pooled connection. */
-  void begin(Connection connection) throws SQLException {
+  @Override
+  public void begin(Connection connection) throws SQLException {
     connection.setAutoCommit(false);
+  }
+
+  @Override
+  public void commit(Connection connection) throws SQLException {
+    connection.commit();
+  }
+
+  /**
+   * Rolls back the open transaction, if any.
+   *
+   * @return false when the connection's state is no longer known and it must not be reused
+   */
+  @Override
+  public boolean rollback(Connection connection) {
+    try {
+      connection.rollback();
+      return true;
+    } catch (SQLException e) {
+      return false;
+    }
   }
 
   /** Bounds how long the next claim may wait for a concurrent claimer of the same key. */

@@ -70,7 +70,6 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore {
             ? SQLiteConfig.SynchronousMode.FULL
             : SQLiteConfig.SynchronousMode.NORMAL);
     config.setBusyTimeout((int) options.busyTimeout().toMillis());
-    config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
     config.enforceForeignKeys(true);
     SQLiteDataSource sqlite = new SQLiteDataSource(config);
     sqlite.setUrl("jdbc:sqlite:" + options.path().toAbsolutePath());
@@ -96,7 +95,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore {
     List<SchemaMigrations> all = new ArrayList<>();
     all.add(LedgerSchema.migrations());
     all.addAll(extra);
-    Migrator migrator = new Migrator(dialect.kind(), Clock.systemUTC());
+    Migrator migrator = new Migrator(dialect.kind(), dialect, Clock.systemUTC());
     try {
       if (!dialect.enterWrite()) {
         throw new StoreException("the database stayed locked; cannot apply schema migrations");
@@ -159,10 +158,13 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore {
       dialect.begin(connection);
       try {
         T result = work.run(new JdbcTransaction(connection));
-        connection.commit();
+        dialect.commit(connection);
         return result;
       } catch (Throwable failure) {
-        rollbackQuietly(connection, failure);
+        if (!dialect.rollback(connection)) {
+          // The transaction's state is unknown: never hand this connection to another caller.
+          dataSource.evictConnection(connection);
+        }
         throw failure;
       }
     } catch (Throwable failure) {
@@ -226,14 +228,6 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore {
             + "): "
             + e.getMessage(),
         e);
-  }
-
-  private static void rollbackQuietly(Connection connection, Throwable failure) {
-    try {
-      connection.rollback();
-    } catch (SQLException e) {
-      failure.addSuppressed(e);
-    }
   }
 
   private static Optional<OperationRecord> select(

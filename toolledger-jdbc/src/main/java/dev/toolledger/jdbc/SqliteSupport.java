@@ -1,7 +1,9 @@
 package dev.toolledger.jdbc;
 
 import dev.toolledger.core.store.SqlDialect;
+import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -10,6 +12,13 @@ import java.util.concurrent.TimeUnit;
  * SQLite has one writer at a time. Writers of this process queue on a fair in-process gate
  * instead of on SQLite's busy handler, whose sleep-and-poll loop wastes most of its waiting time;
  * the busy timeout still covers writers in other processes (a CLI command, a backup).
+ *
+ * <p>Transactions are driven with explicit {@code BEGIN IMMEDIATE}, {@code COMMIT} and {@code
+ * ROLLBACK} statements on a connection that stays in auto-commit mode as far as the driver knows.
+ * The driver's own transaction handling is not used on purpose: it marks the connection as in a
+ * transaction before its {@code BEGIN} runs, so a {@code BEGIN} that fails with SQLITE_BUSY leaves
+ * a pooled connection that believes it is in a transaction while SQLite runs every later statement
+ * in auto-commit, and it opens the next transaction eagerly right after each commit.
  */
 final class SqliteSupport extends DialectSupport {
   private static final int SQLITE_BUSY = 5;
@@ -35,6 +44,32 @@ final class SqliteSupport extends DialectSupport {
   @Override
   void exitWrite() {
     writer.release();
+  }
+
+  @Override
+  public void begin(Connection connection) throws SQLException {
+    try (Statement st = connection.createStatement()) {
+      st.execute("BEGIN IMMEDIATE");
+    }
+  }
+
+  @Override
+  public void commit(Connection connection) throws SQLException {
+    try (Statement st = connection.createStatement()) {
+      st.execute("COMMIT");
+    }
+  }
+
+  @Override
+  public boolean rollback(Connection connection) {
+    try (Statement st = connection.createStatement()) {
+      st.execute("ROLLBACK");
+      return true;
+    } catch (SQLException e) {
+      // "cannot rollback - no transaction is active": SQLite already ended it (for example after
+      // a failed BEGIN or an I/O error); the connection is clean.
+      return e.getMessage() != null && e.getMessage().contains("no transaction is active");
+    }
   }
 
   @Override

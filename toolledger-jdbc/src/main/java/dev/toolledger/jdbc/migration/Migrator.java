@@ -24,10 +24,12 @@ public final class Migrator {
   private static final Logger LOG = LoggerFactory.getLogger(Migrator.class);
 
   private final SqlDialect dialect;
+  private final TransactionControl transactions;
   private final Clock clock;
 
-  public Migrator(SqlDialect dialect, Clock clock) {
+  public Migrator(SqlDialect dialect, TransactionControl transactions, Clock clock) {
     this.dialect = dialect;
+    this.transactions = transactions;
     this.clock = clock;
   }
 
@@ -45,8 +47,6 @@ public final class Migrator {
   }
 
   private void ensureVersionTable(Connection connection) throws SQLException {
-    boolean autoCommit = connection.getAutoCommit();
-    connection.setAutoCommit(true);
     try (Statement st = connection.createStatement()) {
       st.execute(
           "CREATE TABLE IF NOT EXISTS tl_schema_version ("
@@ -61,8 +61,6 @@ public final class Migrator {
       if (!"23505".equals(e.getSQLState()) && !"42P07".equals(e.getSQLState())) {
         throw e;
       }
-    } finally {
-      connection.setAutoCommit(autoCommit);
     }
   }
 
@@ -100,8 +98,7 @@ public final class Migrator {
 
   private void apply(Connection connection, String component, Migration migration)
       throws SQLException {
-    boolean autoCommit = connection.getAutoCommit();
-    connection.setAutoCommit(false);
+    transactions.begin(connection);
     try {
       try (PreparedStatement ps =
           connection.prepareStatement(
@@ -113,7 +110,7 @@ public final class Migrator {
         ps.setLong(4, clock.millis());
         ps.executeUpdate();
       } catch (SQLException e) {
-        connection.rollback();
+        transactions.rollback(connection);
         if ("23505".equals(e.getSQLState()) || isSqliteUniqueViolation(e)) {
           LOG.info(
               "{} schema migration {} was applied by another node", component, migration.version());
@@ -126,17 +123,15 @@ public final class Migrator {
           st.execute(sql);
         }
       }
-      connection.commit();
+      transactions.commit(connection);
       LOG.info(
           "applied {} schema migration {}: {}",
           component,
           migration.version(),
           migration.description());
-    } catch (SQLException e) {
-      connection.rollback();
+    } catch (SQLException | RuntimeException e) {
+      transactions.rollback(connection);
       throw e;
-    } finally {
-      connection.setAutoCommit(autoCommit);
     }
   }
 

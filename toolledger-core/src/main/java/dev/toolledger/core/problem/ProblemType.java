@@ -1,0 +1,73 @@
+package dev.toolledger.core.problem;
+
+import java.net.URI;
+import java.util.Arrays;
+import java.util.Optional;
+
+/**
+ * Every kind of error ToolLedger reports, each with a stable RFC 9457 {@code type} URI. The same
+ * URIs are used over HTTP and MCP, so a client can dispatch on the type alone. The URIs identify;
+ * they are not promised to resolve.
+ */
+public enum ProblemType {
+  MISSING_KEY("missing-idempotency-key", 400, "Idempotency-Key required"),
+  INVALID_KEY("invalid-idempotency-key", 400, "Invalid Idempotency-Key"),
+  MALFORMED_JSON("malformed-json", 400, "Malformed JSON"),
+  INVALID_PARAMETERS("invalid-parameters", 400, "Invalid parameters"),
+  UNAUTHORIZED("unauthorized", 401, "Unauthorized"),
+  FORBIDDEN("forbidden", 403, "Forbidden"),
+  UNKNOWN_TOOL("unknown-tool", 404, "Unknown tool"),
+  NOT_FOUND("not-found", 404, "Not found"),
+  METHOD_NOT_ALLOWED("method-not-allowed", 405, "Method not allowed"),
+  IN_PROGRESS("operation-in-progress", 409, "Operation in progress"),
+  OUTCOME_UNKNOWN("outcome-unknown", 409, "Outcome unknown"),
+  NOT_EXECUTED("operation-not-executed", 409, "Operation not executed"),
+  EXPIRED("operation-expired", 410, "Operation record expired"),
+  PAYLOAD_TOO_LARGE("payload-too-large", 413, "Payload too large"),
+  UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415, "Unsupported media type"),
+  KEY_REUSED("idempotency-key-reused", 422, "Idempotency-Key reused with other parameters"),
+  RATE_LIMITED("rate-limited", 429, "Too many new operations"),
+  TOOL_FAILED("tool-failed", 500, "Tool failed"),
+  INTERNAL("internal-error", 500, "Internal error"),
+  STORE_BUSY("ledger-busy", 503, "Ledger busy");
+
+  /** The base of every type URI. */
+  public static final String BASE = "https://toolledger.dev/problems/";
+
+  private final String slug;
+  private final int status;
+  private final String title;
+  private final URI uri;
+
+  ProblemType(String slug, int status, String title) {
+    this.slug = slug;
+    this.status = status;
+    this.title = title;
+    this.uri = URI.create(BASE + slug);
+  }
+
+  public URI uri() {
+    return uri;
+  }
+
+  public String slug() {
+    return slug;
+  }
+
+  public int status() {
+    return status;
+  }
+
+  public String title() {
+    return title;
+  }
+
+  /** The problem type named by a {@code type} URI, if it is one of ToolLedger's. */
+  public static Optional<ProblemType> fromUri(String uri) {
+    if (uri == null || !uri.startsWith(BASE)) {
+      return Optional.empty();
+    }
+    String slug = uri.substring(BASE.length());
+    return Arrays.stream(values()).filter(t -> t.slug.equals(slug)).findFirst();
+  }
+}

@@ -1,0 +1,477 @@
+package dev.toolledger.server.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.toolledger.core.engine.ExecutionOutcome;
+import dev.toolledger.core.engine.Invocation;
+import dev.toolledger.core.engine.LedgerEngine;
+import dev.toolledger.core.engine.ToolExecutionException;
+import dev.toolledger.core.identity.InvalidOperationKeyException;
+import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.core.json.Json;
+import dev.toolledger.core.json.MalformedJsonException;
+import dev.toolledger.core.operation.OperationRecord;
+import dev.toolledger.core.operation.StoredResponse;
+import dev.toolledger.core.problem.Problem;
+import dev.toolledger.core.problem.ProblemType;
+import dev.toolledger.core.schema.Violation;
+import dev.toolledger.core.store.TransientStoreException;
+import dev.toolledger.core.tool.ToolRegistry.RegisteredTool;
+import dev.toolledger.server.auth.Principal;
+import dev.toolledger.server.auth.Tokens;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP API. Every error is an RFC 9457 problem document with a stable type; every recorded
+ * outcome carries {@code Idempotent-Replayed: true|false}, so a client can tell an execution from a
+ * replay and a recorded outcome from an error of the ledger itself.
+ */
+public final class ApiServlet extends HttpServlet {
+  private static final long serialVersionUID = 1L;
+  private static final Logger LOG = LoggerFactory.getLogger(ApiServlet.class);
+
+  static final String REPLAYED_HEADER = "Idempotent-Replayed";
+  private static final String TOOLS = "/v1/tools";
+  private static final String TOOLS_PREFIX = "/v1/tools/";
+  private static final String OPERATIONS_PREFIX = "/v1/operations/";
+
+  private final transient LedgerEngine engine;
+  private final transient Tokens tokens;
+  private final transient Map<String, ReadEndpoint> reads;
+  private final transient HealthCheck health;
+  private final int maxRequestBytes;
+
+  public ApiServlet(
+      LedgerEngine engine,
+      Tokens tokens,
+      List<ReadEndpoint> reads,
+      HealthCheck health,
+      int maxRequestBytes) {
+    this.engine = engine;
+    this.tokens = tokens;
+    this.reads =
+        reads.stream().collect(Collectors.toUnmodifiableMap(ReadEndpoint::path, Function.identity()));
+    this.health = health;
+    this.maxRequestBytes = maxRequestBytes;
+  }
+
+  @Override
+  protected void service(HttpServletRequest request, HttpServletResponse response)
+      throws IOException {
+    String path = request.getRequestURI();
+    String method = request.getMethod();
+    try {
+      if (path.equals("/health")) {
+        if (requireMethod(method, "GET", response)) {
+          health(response);
+        }
+        return;
+      }
+      Optional<Principal> principal = authenticate(request);
+      if (principal.isEmpty()) {
+        response.setHeader("WWW-Authenticate", "Bearer realm=\"toolledger\"");
+        problem(
+            response,
+            Problem.of(
+                ProblemType.UNAUTHORIZED,
+                "send 'Authorization: Bearer <token>' with a token from 'toolledger tokens"
+                    + " create'"));
+        return;
+      }
+      if (path.startsWith(TOOLS_PREFIX)) {
+        if (requireMethod(method, "POST", response)) {
+          callTool(principal.get(), Paths.decodeSegment(path.substring(TOOLS_PREFIX.length())), request, response);
+        }
+      } else if (path.equals(TOOLS)) {
+        if (requireMethod(method, "GET", response)) {
+          listTools(response);
+        }
+      } else if (path.startsWith(OPERATIONS_PREFIX)) {
+        if (requireMethod(method, "GET", response)) {
+          lookup(principal.get(), path.substring(OPERATIONS_PREFIX.length()), response);
+        }
+      } else if (reads.containsKey(path)) {
+        if (requireMethod(method, "GET", response)) {
+          read(reads.get(path), principal.get(), request, response);
+        }
+      } else {
+        problem(response, Problem.of(ProblemType.NOT_FOUND, "no resource at " + path));
+      }
+    } catch (ToolExecutionException e) {
+      LOG.error("tool {} failed; its transaction was rolled back", e.tool(), e.getCause());
+      problem(
+          response,
+          Problem.of(
+              ProblemType.TOOL_FAILED,
+              "the tool failed and its transaction was rolled back; nothing was recorded, so a"
+                  + " retry with the same key executes it afresh"));
+    } catch (TransientStoreException e) {
+      LOG.warn("the ledger's database is busy: {}", e.getMessage());
+      response.setHeader("Retry-After", "1");
+      problem(response, Problem.of(ProblemType.STORE_BUSY, "the ledger is busy; retry shortly"));
+    } catch (RuntimeException e) {
+      LOG.error("unexpected failure on {} {}", method, path, e);
+      problem(
+          response,
+          Problem.of(
+              ProblemType.INTERNAL,
+              "an unexpected error occurred; if this was a tool call, look its key up before"
+                  + " retrying"));
+    }
+  }
+
+  private Optional<Principal> authenticate(HttpServletRequest request) {
+    String header = request.getHeader("Authorization");
+    if (header == null || header.length() < 7 || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      return Optional.empty();
+    }
+    return tokens.authenticate(header.substring(7).strip());
+  }
+
+  private void callTool(
+      Principal principal, String toolName, HttpServletRequest request, HttpServletResponse response)
+      throws IOException {
+    Optional<RegisteredTool> tool = engine.tools().find(toolName);
+    if (tool.isEmpty()) {
+      rejected(principal, toolName, ProblemType.UNKNOWN_TOOL);
+      problem(
+          response,
+          Problem.of(ProblemType.UNKNOWN_TOOL, "no tool is named '" + printable(toolName) + "'; GET /v1/tools lists them"));
+      return;
+    }
+    List<String> keyHeaders = Collections.list(request.getHeaders("Idempotency-Key"));
+    if (keyHeaders.isEmpty()) {
+      rejected(principal, toolName, ProblemType.MISSING_KEY);
+      problem(
+          response,
+          Problem.of(
+              ProblemType.MISSING_KEY,
+              "send the action's operation key in the Idempotency-Key header: the same key on"
+                  + " every retry of one action, a new key for every new action"));
+      return;
+    }
+    OperationKey key;
+    try {
+      if (keyHeaders.size() > 1) {
+        throw new InvalidOperationKeyException("send exactly one Idempotency-Key header");
+      }
+      key = OperationKey.fromHeader(keyHeaders.get(0));
+    } catch (InvalidOperationKeyException e) {
+      rejected(principal, toolName, ProblemType.INVALID_KEY);
+      problem(response, Problem.of(ProblemType.INVALID_KEY, e.getMessage()));
+      return;
+    }
+    if (!isJson(request.getContentType())) {
+      rejected(principal, toolName, ProblemType.UNSUPPORTED_MEDIA_TYPE);
+      problem(
+          response,
+          Problem.of(
+              ProblemType.UNSUPPORTED_MEDIA_TYPE,
+              "send the parameters as a JSON object with 'Content-Type: application/json'"));
+      return;
+    }
+    byte[] body = readBody(request);
+    if (body == null) {
+      rejected(principal, toolName, ProblemType.PAYLOAD_TOO_LARGE);
+      problem(
+          response,
+          Problem.of(
+              ProblemType.PAYLOAD_TOO_LARGE,
+              "the body is larger than " + maxRequestBytes + " bytes"));
+      return;
+    }
+    JsonNode parameters;
+    try {
+      parameters = Json.parse(body);
+    } catch (MalformedJsonException e) {
+      rejected(principal, toolName, ProblemType.MALFORMED_JSON);
+      problem(response, Problem.of(ProblemType.MALFORMED_JSON, e.getMessage()));
+      return;
+    }
+    Invocation invocation =
+        new Invocation(
+            principal.tenant(), key, toolName, parameters, preferredWait(request.getHeaders("Prefer")));
+    respond(engine.execute(invocation), key, response);
+  }
+
+  private void respond(ExecutionOutcome outcome, OperationKey key, HttpServletResponse response)
+      throws IOException {
+    if (outcome instanceof ExecutionOutcome.Executed executed) {
+      recorded(response, executed.response(), false);
+    } else if (outcome instanceof ExecutionOutcome.Replayed replayed) {
+      recorded(response, replayed.response(), true);
+    } else if (outcome instanceof ExecutionOutcome.KeyReused reused) {
+      problem(
+          response,
+          Problem.of(
+              ProblemType.KEY_REUSED,
+              "this key belongs to an earlier call of "
+                  + reused.recordedTool()
+                  + " with other parameters; a retry must send the same parameters, a new action"
+                  + " needs a new key"));
+    } else if (outcome instanceof ExecutionOutcome.InProgress inProgress) {
+      response.setHeader("Retry-After", Long.toString(inProgress.retryAfter().toSeconds()));
+      problem(
+          response,
+          Problem.of(
+              ProblemType.IN_PROGRESS,
+              "another request with this key is still executing; retry with the same key after"
+                  + " Retry-After seconds to get its outcome"));
+    } else if (outcome instanceof ExecutionOutcome.OutcomeUnknown) {
+      problem(
+          response,
+          Problem.of(
+              ProblemType.OUTCOME_UNKNOWN,
+              "the outcome of this operation is unknown: its effect may or may not have"
+                  + " happened; it will not be executed again; look it up with GET"
+                  + " /v1/operations/{key} or have an operator resolve it"));
+    } else if (outcome instanceof ExecutionOutcome.NotExecuted) {
+      problem(
+          response,
+          Problem.of(
+              ProblemType.NOT_EXECUTED,
+              "this key was resolved as not executed and is fenced; it will not execute. A new"
+                  + " action needs a new key"));
+    } else if (outcome instanceof ExecutionOutcome.InvalidParameters invalid) {
+      ArrayNode errors = Json.mapper().createArrayNode();
+      for (Violation violation : invalid.violations()) {
+        errors.addObject().put("field", violation.field()).put("message", violation.message());
+      }
+      String fields =
+          invalid.violations().stream()
+              .map(v -> v.field().isEmpty() ? "(body)" : v.field())
+              .distinct()
+              .collect(Collectors.joining(", "));
+      problem(
+          response,
+          Problem.of(
+                  ProblemType.INVALID_PARAMETERS,
+                  "the parameters do not match the tool's schema at " + fields + "; nothing was"
+                      + " recorded, so the same key may be used with corrected parameters")
+              .with("errors", errors));
+    } else if (outcome instanceof ExecutionOutcome.UnknownTool unknown) {
+      problem(
+          response,
+          Problem.of(ProblemType.UNKNOWN_TOOL, "no tool is named '" + printable(unknown.tool()) + "'"));
+    } else if (outcome instanceof ExecutionOutcome.Busy busy) {
+      response.setHeader("Retry-After", Long.toString(busy.retryAfter().toSeconds()));
+      problem(
+          response,
+          Problem.of(
+              ProblemType.STORE_BUSY,
+              "the ledger stayed busy and nothing was recorded; retry with the same key after"
+                  + " Retry-After seconds"));
+    } else {
+      throw new IllegalStateException("unmapped outcome " + outcome.kind() + " for " + key);
+    }
+  }
+
+  private void lookup(Principal principal, String rawKey, HttpServletResponse response)
+      throws IOException {
+    OperationKey key;
+    try {
+      key = OperationKey.of(Paths.decodeSegment(rawKey));
+    } catch (InvalidOperationKeyException | IllegalArgumentException e) {
+      problem(response, Problem.of(ProblemType.INVALID_KEY, e.getMessage()));
+      return;
+    }
+    Optional<OperationRecord> record = engine.lookup(principal.tenant(), key);
+    if (record.isEmpty()) {
+      // The same answer for a key never seen and a key of another tenant: a key grants nothing.
+      problem(response, Problem.of(ProblemType.NOT_FOUND, "no operation with this key"));
+      return;
+    }
+    json(response, 200, OperationJson.of(record.get()));
+  }
+
+  private void listTools(HttpServletResponse response) throws IOException {
+    ObjectNode root = Json.object();
+    ArrayNode list = root.putArray("tools");
+    for (RegisteredTool tool : engine.tools().all()) {
+      ObjectNode entry = list.addObject();
+      entry.put("name", tool.descriptor().name());
+      entry.put("version", tool.descriptor().version());
+      entry.put("description", tool.descriptor().description());
+      entry.set("inputSchema", tool.descriptor().inputSchema());
+      entry.put("retentionSeconds", tool.descriptor().retention().toSeconds());
+    }
+    json(response, 200, root);
+  }
+
+  private void read(
+      ReadEndpoint endpoint,
+      Principal principal,
+      HttpServletRequest request,
+      HttpServletResponse response)
+      throws IOException {
+    JsonNode result;
+    try {
+      result = endpoint.read(principal, Paths.query(request.getQueryString()));
+    } catch (IllegalArgumentException e) {
+      problem(response, Problem.of(ProblemType.INVALID_PARAMETERS, e.getMessage()));
+      return;
+    }
+    json(response, 200, result);
+  }
+
+  private void health(HttpServletResponse response) throws IOException {
+    String problem;
+    try {
+      problem = health.problem();
+    } catch (RuntimeException e) {
+      problem = "health check failed: " + e.getClass().getSimpleName();
+    }
+    ObjectNode body = Json.object();
+    body.put("status", problem == null ? "ok" : "unavailable");
+    if (problem != null) {
+      body.put("reason", problem);
+    }
+    json(response, problem == null ? 200 : 503, body);
+  }
+
+  private boolean requireMethod(String method, String allowed, HttpServletResponse response)
+      throws IOException {
+    if (method.equals(allowed)) {
+      return true;
+    }
+    response.setHeader("Allow", allowed);
+    problem(
+        response,
+        Problem.of(ProblemType.METHOD_NOT_ALLOWED, "use " + allowed + " on this resource"));
+    return false;
+  }
+
+  /** Reads the body, or returns null when it is larger than the limit. */
+  private byte[] readBody(HttpServletRequest request) throws IOException {
+    long declared = request.getContentLengthLong();
+    if (declared > maxRequestBytes) {
+      return null;
+    }
+    try (InputStream in = request.getInputStream()) {
+      byte[] body = in.readNBytes(maxRequestBytes + 1);
+      return body.length > maxRequestBytes ? null : body;
+    }
+  }
+
+  private static boolean isJson(String contentType) {
+    if (contentType == null) {
+      return true;
+    }
+    String mediaType = contentType.split(";", 2)[0].strip().toLowerCase(Locale.ROOT);
+    return mediaType.equals("application/json") || mediaType.endsWith("+json");
+  }
+
+  /** {@code Prefer: wait=N} (RFC 7240): the caller's bound on waiting for a concurrent execution. */
+  static Optional<Duration> preferredWait(java.util.Enumeration<String> headers) {
+    Optional<Duration> wait = Optional.empty();
+    for (String header : Collections.list(headers)) {
+      for (String preference : header.split(",")) {
+        String[] parts = preference.strip().split("=", 2);
+        if (parts.length == 2 && parts[0].strip().equalsIgnoreCase("wait")) {
+          try {
+            long seconds = Long.parseLong(parts[1].strip().replace("\"", ""));
+            if (seconds >= 0) {
+              wait = Optional.of(Duration.ofSeconds(seconds));
+            }
+          } catch (NumberFormatException ignored) {
+            // A malformed preference is ignored, as RFC 7240 asks.
+          }
+        }
+      }
+    }
+    return wait;
+  }
+
+  private static void recorded(HttpServletResponse response, StoredResponse stored, boolean replayed)
+      throws IOException {
+    response.setHeader(REPLAYED_HEADER, Boolean.toString(replayed));
+    write(
+        response,
+        stored.status(),
+        stored.status() >= 400 ? "application/problem+json" : "application/json",
+        stored.body().getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static void json(HttpServletResponse response, int status, JsonNode body)
+      throws IOException {
+    write(response, status, "application/json", Json.write(body).getBytes(StandardCharsets.UTF_8));
+  }
+
+  static void problem(HttpServletResponse response, Problem problem) throws IOException {
+    write(
+        response,
+        problem.status(),
+        "application/problem+json",
+        Json.write(problem.toJson()).getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static void write(HttpServletResponse response, int status, String type, byte[] body)
+      throws IOException {
+    response.setStatus(status);
+    response.setContentType(type);
+    response.setHeader("Cache-Control", "no-store");
+    response.setContentLength(body.length);
+    response.getOutputStream().write(body);
+  }
+
+  private static void rejected(Principal principal, String tool, ProblemType reason) {
+    LOG.atInfo()
+        .addKeyValue("outcome", "rejected")
+        .addKeyValue("reason", reason.slug())
+        .addKeyValue("tenant", principal.tenant())
+        .addKeyValue("tool", printable(tool))
+        .log("operation");
+  }
+
+  /** A tool name from the path, safe to echo: at most 64 visible ASCII characters. */
+  private static String printable(String name) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < name.length() && sb.length() < 64; i++) {
+      char c = name.charAt(i);
+      sb.append(c >= 0x21 && c <= 0x7E ? c : '?');
+    }
+    return sb.toString();
+  }
+
+  /** JSON view of an operation record for lookups. */
+  static final class OperationJson {
+    private OperationJson() {}
+
+    static ObjectNode of(OperationRecord record) {
+      ObjectNode json = Json.object();
+      json.put("key", record.key().value());
+      json.put("tool", record.intent().map(i -> i.tool()).orElse(null));
+      json.put("toolVersion", record.intent().map(i -> i.toolVersion()).orElse(null));
+      json.put("state", record.state().name());
+      json.put("createdAt", record.createdAt().toString());
+      json.put("completedAt", record.completedAt().map(Instant::toString).orElse(null));
+      json.put("expiresAt", record.expiresAt().map(Instant::toString).orElse(null));
+      if (record.response().isPresent()) {
+        StoredResponse stored = record.response().get();
+        ObjectNode responseJson = json.putObject("response");
+        responseJson.put("status", stored.status());
+        responseJson.set("body", Json.parse(stored.body()));
+      } else {
+        json.putNull("response");
+      }
+      return json;
+    }
+  }
+}

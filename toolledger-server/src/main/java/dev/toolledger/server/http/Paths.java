@@ -1,0 +1,59 @@
+package dev.toolledger.server.http;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** Percent-decoding of raw path segments and query strings, without the '+' means space rule. */
+final class Paths {
+  private Paths() {}
+
+  /**
+   * Decodes one path segment.
+   *
+   * @throws IllegalArgumentException on a malformed escape
+   */
+  static String decodeSegment(String raw) {
+    if (raw.indexOf('%') < 0) {
+      return raw;
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream(raw.length());
+    for (int i = 0; i < raw.length(); i++) {
+      char c = raw.charAt(i);
+      if (c == '%') {
+        if (i + 2 >= raw.length()) {
+          throw new IllegalArgumentException("malformed percent-escape in the path");
+        }
+        int hi = Character.digit(raw.charAt(i + 1), 16);
+        int lo = Character.digit(raw.charAt(i + 2), 16);
+        if (hi < 0 || lo < 0) {
+          throw new IllegalArgumentException("malformed percent-escape in the path");
+        }
+        out.write((hi << 4) | lo);
+        i += 2;
+      } else {
+        out.write(c);
+      }
+    }
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  /** The first value of each query parameter. */
+  static Map<String, String> query(String rawQuery) {
+    Map<String, String> params = new LinkedHashMap<>();
+    if (rawQuery == null || rawQuery.isEmpty()) {
+      return params;
+    }
+    for (String pair : rawQuery.split("&")) {
+      if (pair.isEmpty()) {
+        continue;
+      }
+      int eq = pair.indexOf('=');
+      String name = decodeSegment((eq < 0 ? pair : pair.substring(0, eq)).replace('+', ' '));
+      String value = eq < 0 ? "" : decodeSegment(pair.substring(eq + 1).replace('+', ' '));
+      params.putIfAbsent(name, value);
+    }
+    return params;
+  }
+}

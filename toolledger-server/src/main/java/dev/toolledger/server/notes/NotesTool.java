@@ -1,0 +1,112 @@
+package dev.toolledger.server.notes;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.toolledger.core.json.Json;
+import dev.toolledger.core.tool.ToolDescriptor;
+import dev.toolledger.core.tool.ToolResponse;
+import dev.toolledger.core.tool.TransactionContext;
+import dev.toolledger.core.tool.TransactionalTool;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.util.OptionalLong;
+
+/**
+ * The reference tool {@code create-note}: inserts one note in the ledger's database, inside the
+ * ledger's transaction, and answers {@code 201 {"id", "title", "body"}}.
+ *
+ * <p>With a per-tenant quota configured, a create beyond it is a definitive business error ({@code
+ * 409}, type {@value #QUOTA_EXCEEDED}) after which nothing was written; it is recorded and replayed
+ * like a success.
+ */
+public final class NotesTool implements TransactionalTool {
+  public static final String NAME = "create-note";
+  public static final String QUOTA_EXCEEDED = "https://toolledger.dev/problems/notes/quota-exceeded";
+
+  private static final ToolDescriptor DESCRIPTOR =
+      ToolDescriptor.builder(NAME, "1")
+          .description(
+              "Creates a note with a title and an optional body. Safe to retry with the same"
+                  + " operation key: a retry returns the note created the first time.")
+          .inputSchema(
+              Json.parse(
+                  "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"title\"],"
+                      + "\"properties\":{"
+                      + "\"title\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200,"
+                      + "\"description\":\"The note's title, 1 to 200 characters.\"},"
+                      + "\"body\":{\"type\":\"string\",\"default\":\"\","
+                      + "\"description\":\"The note's text; empty when omitted.\"}}}"))
+          .build();
+
+  private final OptionalLong quotaPerTenant;
+
+  private NotesTool(OptionalLong quotaPerTenant) {
+    this.quotaPerTenant = quotaPerTenant;
+  }
+
+  /** A notes tool without a quota. */
+  public static NotesTool unlimited() {
+    return new NotesTool(OptionalLong.empty());
+  }
+
+  /** A notes tool that refuses to create more than {@code quota} notes per tenant. */
+  public static NotesTool withQuota(long quota) {
+    if (quota < 0) {
+      throw new IllegalArgumentException("quota must not be negative");
+    }
+    return new NotesTool(OptionalLong.of(quota));
+  }
+
+  @Override
+  public ToolDescriptor descriptor() {
+    return DESCRIPTOR;
+  }
+
+  @Override
+  public ToolResponse execute(TransactionContext context, JsonNode parameters) throws Exception {
+    String title = parameters.get("title").textValue();
+    String body = parameters.get("body").textValue();
+    if (quotaPerTenant.isPresent() && count(context) >= quotaPerTenant.getAsLong()) {
+      ObjectNode problem = Json.object();
+      problem.put("type", QUOTA_EXCEEDED);
+      problem.put("title", "Note quota exceeded");
+      problem.put("status", 409);
+      problem.put(
+          "detail",
+          "this tenant already has " + quotaPerTenant.getAsLong() + " notes; no note was created");
+      return ToolResponse.of(409, problem);
+    }
+    long id;
+    try (PreparedStatement ps =
+        context
+            .connection()
+            .prepareStatement(
+                "INSERT INTO notes (tenant, title, body, created_at) VALUES (?, ?, ?, ?)"
+                    + " RETURNING id")) {
+      ps.setString(1, context.tenant().value());
+      ps.setString(2, title);
+      ps.setString(3, body);
+      ps.setLong(4, context.now().toEpochMilli());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        id = rs.getLong(1);
+      }
+    }
+    ObjectNode note = Json.object();
+    note.put("id", id);
+    note.put("title", title);
+    note.put("body", body);
+    return ToolResponse.of(201, note);
+  }
+
+  private static long count(TransactionContext context) throws Exception {
+    try (PreparedStatement ps =
+        context.connection().prepareStatement("SELECT COUNT(*) FROM notes WHERE tenant = ?")) {
+      ps.setString(1, context.tenant().value());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+}

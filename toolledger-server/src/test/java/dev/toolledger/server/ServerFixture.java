@@ -1,0 +1,148 @@
+package dev.toolledger.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.toolledger.core.engine.EngineConfig;
+import dev.toolledger.core.engine.LedgerEngine;
+import dev.toolledger.core.identity.TenantId;
+import dev.toolledger.core.tool.ToolDescriptor;
+import dev.toolledger.core.tool.ToolRegistry;
+import dev.toolledger.core.tool.ToolResponse;
+import dev.toolledger.core.tool.TransactionContext;
+import dev.toolledger.core.tool.TransactionalTool;
+import dev.toolledger.jdbc.JdbcLedgerStore;
+import dev.toolledger.jdbc.SqliteOptions;
+import dev.toolledger.server.auth.Tokens;
+import dev.toolledger.server.notes.NotesEndpoint;
+import dev.toolledger.server.notes.NotesSchema;
+import dev.toolledger.server.notes.NotesTool;
+import java.net.URI;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A real server on port 0 over a real SQLite file, with the notes tool. The notes tool is wrapped
+ * so that a test can make it fail after its insert and before the engine records the outcome: the
+ * test-only hook for "a failure between the effect and the record".
+ */
+final class ServerFixture implements AutoCloseable {
+  final Path database;
+  final AtomicBoolean failAfterEffect = new AtomicBoolean();
+  private final long quota;
+  private final Duration busyTimeout;
+  JdbcLedgerStore store;
+  ToolLedgerServer server;
+  Tokens tokens;
+
+  private ServerFixture(Path database, long quota, Duration busyTimeout) {
+    this.database = database;
+    this.quota = quota;
+    this.busyTimeout = busyTimeout;
+  }
+
+  static ServerFixture start(Path dir) {
+    return start(dir, Long.MAX_VALUE, SqliteOptions.DEFAULT_BUSY_TIMEOUT);
+  }
+
+  static ServerFixture start(Path dir, long quota, Duration busyTimeout) {
+    ServerFixture fixture = new ServerFixture(dir.resolve("ledger.db"), quota, busyTimeout);
+    fixture.open();
+    return fixture;
+  }
+
+  private void open() {
+    store =
+        JdbcLedgerStore.sqlite(
+            SqliteOptions.builder(database)
+                .busyTimeout(busyTimeout)
+                .migrations(NotesSchema.migrations())
+                .build());
+    NotesTool notes = quota == Long.MAX_VALUE ? NotesTool.unlimited() : NotesTool.withQuota(quota);
+    LedgerEngine engine =
+        LedgerEngine.builder(store, ToolRegistry.of(new FailingAfterEffect(notes, failAfterEffect)))
+            .config(
+                EngineConfig.builder()
+                    .transactionAttempts(2)
+                    .transactionBackoff(Duration.ofMillis(1), Duration.ofMillis(5))
+                    .build())
+            .build();
+    tokens = new Tokens(store, Clock.systemUTC());
+    server =
+        ToolLedgerServer.builder(engine, tokens)
+            .config(ServerConfig.builder().port(0).shutdownGrace(Duration.ZERO).build())
+            .readEndpoint(new NotesEndpoint(store.dataSource()))
+            .health(new dev.toolledger.server.http.DatabaseHealthCheck(store.dataSource()))
+            .start();
+  }
+
+  String token(String tenant) {
+    return tokens.issue(TenantId.of(tenant), "test").token();
+  }
+
+  URI uri() {
+    return server.uri();
+  }
+
+  /** Stops the server and closes the database, then opens both again on the same file. */
+  void restart() {
+    server.close();
+    store.close();
+    open();
+  }
+
+  long count(String sql) throws Exception {
+    try (Connection c = store.dataSource().getConnection();
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  long notes() throws Exception {
+    return count("SELECT COUNT(*) FROM notes");
+  }
+
+  long operations() throws Exception {
+    return count("SELECT COUNT(*) FROM tl_operations");
+  }
+
+  @Override
+  public void close() {
+    if (server != null) {
+      server.close();
+    }
+    if (store != null) {
+      store.close();
+    }
+  }
+
+  /** Runs the real tool, then throws when the test asks: the effect is made but never recorded. */
+  static final class FailingAfterEffect implements TransactionalTool {
+    private final TransactionalTool delegate;
+    private final AtomicBoolean fail;
+
+    FailingAfterEffect(TransactionalTool delegate, AtomicBoolean fail) {
+      this.delegate = delegate;
+      this.fail = fail;
+    }
+
+    @Override
+    public ToolDescriptor descriptor() {
+      return delegate.descriptor();
+    }
+
+    @Override
+    public ToolResponse execute(TransactionContext context, JsonNode parameters) throws Exception {
+      ToolResponse response = delegate.execute(context, parameters);
+      if (fail.get()) {
+        throw new IllegalStateException("injected failure between the effect and its record");
+      }
+      return response;
+    }
+  }
+}
