@@ -1,18 +1,12 @@
 package dev.toolledger.server;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.toolledger.core.engine.EngineConfig;
-import dev.toolledger.core.engine.LedgerEngine;
+import dev.toolledger.testkit.FailAfterEffect;
 import dev.toolledger.core.identity.TenantId;
-import dev.toolledger.core.tool.ToolDescriptor;
-import dev.toolledger.core.tool.ToolRegistry;
-import dev.toolledger.core.tool.ToolResponse;
-import dev.toolledger.core.tool.TransactionContext;
 import dev.toolledger.core.tool.TransactionalTool;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.SqliteOptions;
 import dev.toolledger.server.auth.Tokens;
-import dev.toolledger.server.notes.NotesEndpoint;
 import dev.toolledger.server.notes.NotesSchema;
 import dev.toolledger.server.notes.NotesTool;
 import java.net.URI;
@@ -20,7 +14,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -35,7 +28,7 @@ final class ServerFixture implements AutoCloseable {
   private final long quota;
   private final Duration busyTimeout;
   JdbcLedgerStore store;
-  ToolLedgerServer server;
+  ToolLedgerApp app;
   Tokens tokens;
 
   private ServerFixture(Path database, long quota, Duration busyTimeout) {
@@ -61,22 +54,19 @@ final class ServerFixture implements AutoCloseable {
                 .busyTimeout(busyTimeout)
                 .migrations(NotesSchema.migrations())
                 .build());
-    NotesTool notes = quota == Long.MAX_VALUE ? NotesTool.unlimited() : NotesTool.withQuota(quota);
-    LedgerEngine engine =
-        LedgerEngine.builder(store, ToolRegistry.of(new FailingAfterEffect(notes, failAfterEffect)))
-            .config(
+    app =
+        ToolLedgerApp.builder(store)
+            .notes(quota == Long.MAX_VALUE ? NotesTool.unlimited() : NotesTool.withQuota(quota))
+            .toolDecorator(
+                tool -> new FailAfterEffect((TransactionalTool) tool, failAfterEffect::get))
+            .engineConfig(
                 EngineConfig.builder()
                     .transactionAttempts(2)
                     .transactionBackoff(Duration.ofMillis(1), Duration.ofMillis(5))
                     .build())
-            .build();
-    tokens = new Tokens(store, Clock.systemUTC());
-    server =
-        ToolLedgerServer.builder(engine, tokens)
-            .config(ServerConfig.builder().port(0).shutdownGrace(Duration.ZERO).build())
-            .readEndpoint(new NotesEndpoint(store.dataSource()))
-            .health(new dev.toolledger.server.http.DatabaseHealthCheck(store.dataSource()))
+            .serverConfig(ServerConfig.builder().port(0).shutdownGrace(Duration.ZERO).build())
             .start();
+    tokens = app.tokens();
   }
 
   String token(String tenant) {
@@ -84,12 +74,12 @@ final class ServerFixture implements AutoCloseable {
   }
 
   URI uri() {
-    return server.uri();
+    return app.uri();
   }
 
   /** Stops the server and closes the database, then opens both again on the same file. */
   void restart() {
-    server.close();
+    app.close();
     store.close();
     open();
   }
@@ -113,36 +103,11 @@ final class ServerFixture implements AutoCloseable {
 
   @Override
   public void close() {
-    if (server != null) {
-      server.close();
+    if (app != null) {
+      app.close();
     }
     if (store != null) {
       store.close();
-    }
-  }
-
-  /** Runs the real tool, then throws when the test asks: the effect is made but never recorded. */
-  static final class FailingAfterEffect implements TransactionalTool {
-    private final TransactionalTool delegate;
-    private final AtomicBoolean fail;
-
-    FailingAfterEffect(TransactionalTool delegate, AtomicBoolean fail) {
-      this.delegate = delegate;
-      this.fail = fail;
-    }
-
-    @Override
-    public ToolDescriptor descriptor() {
-      return delegate.descriptor();
-    }
-
-    @Override
-    public ToolResponse execute(TransactionContext context, JsonNode parameters) throws Exception {
-      ToolResponse response = delegate.execute(context, parameters);
-      if (fail.get()) {
-        throw new IllegalStateException("injected failure between the effect and its record");
-      }
-      return response;
     }
   }
 }

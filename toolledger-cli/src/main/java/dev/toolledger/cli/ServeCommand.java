@@ -1,0 +1,96 @@
+package dev.toolledger.cli;
+
+import dev.toolledger.core.engine.EngineConfig;
+import dev.toolledger.jdbc.JdbcLedgerStore;
+import dev.toolledger.server.ServerConfig;
+import dev.toolledger.server.ToolLedgerApp;
+import dev.toolledger.server.notes.NotesTool;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code toolledger serve}: the HTTP API until SIGTERM or Ctrl-C. */
+@Command(
+    name = "serve",
+    mixinStandardHelpOptions = true,
+    description = "Serve the ToolLedger HTTP API until stopped (SIGTERM or Ctrl-C stop it cleanly).")
+final class ServeCommand implements Callable<Integer> {
+  @Mixin DatabaseOptions database;
+
+  @Option(
+      names = "--port",
+      description = "Port to listen on; 0 picks a free one (default: ${DEFAULT-VALUE}).",
+      defaultValue = "" + ServerConfig.DEFAULT_PORT)
+  int port;
+
+  @Option(
+      names = "--bind",
+      paramLabel = "ADDR",
+      description = "Address to listen on (default: ${DEFAULT-VALUE}).",
+      defaultValue = ServerConfig.DEFAULT_BIND)
+  String bind;
+
+  @Option(
+      names = "--max-wait",
+      paramLabel = "DURATION",
+      description =
+          "Longest wait of a duplicate request for a concurrent execution of its key before it"
+              + " hears 409 in progress (default: ${DEFAULT-VALUE}).",
+      defaultValue = "5s",
+      converter = DurationConverter.class)
+  Duration maxWait;
+
+  @Option(
+      names = "--max-request-bytes",
+      description = "Largest accepted request body (default: ${DEFAULT-VALUE}).",
+      defaultValue = "" + ServerConfig.DEFAULT_MAX_REQUEST_BYTES)
+  int maxRequestBytes;
+
+  @Option(
+      names = "--notes-quota",
+      paramLabel = "N",
+      description = "Refuse more than N notes per tenant (a recorded business error). Default: none.")
+  Long notesQuota;
+
+  @Override
+  public Integer call() throws Exception {
+    JdbcLedgerStore store = database.open();
+    ToolLedgerApp app;
+    try {
+      app =
+          ToolLedgerApp.builder(store)
+              .serverConfig(
+                  ServerConfig.builder()
+                      .bind(bind)
+                      .port(port)
+                      .maxRequestBytes(maxRequestBytes)
+                      .build())
+              .engineConfig(EngineConfig.builder().maxWait(maxWait).build())
+              .notes(notesQuota == null ? NotesTool.unlimited() : NotesTool.withQuota(notesQuota))
+              .start();
+    } catch (RuntimeException e) {
+      store.close();
+      throw e;
+    }
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  System.out.println("toolledger: stopping; letting requests in flight finish");
+                  app.close();
+                  store.close();
+                  stopped.countDown();
+                },
+                "toolledger-shutdown"));
+    System.out.println(
+        "toolledger: serving " + app.uri() + " (ledger " + store.description() + ", synchronous="
+            + database.synchronous + ")");
+    System.out.flush();
+    stopped.await();
+    return 0;
+  }
+}

@@ -1,0 +1,132 @@
+package dev.toolledger.server;
+
+import dev.toolledger.core.engine.EngineConfig;
+import dev.toolledger.core.engine.LedgerEngine;
+import dev.toolledger.core.tool.Tool;
+import dev.toolledger.core.tool.ToolRegistry;
+import dev.toolledger.jdbc.JdbcLedgerStore;
+import dev.toolledger.server.auth.Tokens;
+import dev.toolledger.server.http.DatabaseHealthCheck;
+import dev.toolledger.server.notes.NotesEndpoint;
+import dev.toolledger.server.notes.NotesTool;
+import java.net.URI;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.UnaryOperator;
+
+/**
+ * A complete ToolLedger node on an open store: the engine with the notes reference tool, token
+ * authentication and the HTTP server. The CLI's {@code serve} and {@code demo} and the tests start
+ * nodes through this one door, so they run the same assembly.
+ *
+ * <p>The store is not owned: close it after the app.
+ */
+public final class ToolLedgerApp implements AutoCloseable {
+  private final JdbcLedgerStore store;
+  private final LedgerEngine engine;
+  private final Tokens tokens;
+  private final ToolLedgerServer server;
+
+  private ToolLedgerApp(
+      JdbcLedgerStore store, LedgerEngine engine, Tokens tokens, ToolLedgerServer server) {
+    this.store = store;
+    this.engine = engine;
+    this.tokens = tokens;
+    this.server = server;
+  }
+
+  public static Builder builder(JdbcLedgerStore store) {
+    return new Builder(store);
+  }
+
+  public URI uri() {
+    return server.uri();
+  }
+
+  public JdbcLedgerStore store() {
+    return store;
+  }
+
+  public LedgerEngine engine() {
+    return engine;
+  }
+
+  public Tokens tokens() {
+    return tokens;
+  }
+
+  /** Stops the HTTP server gracefully; requests in flight finish first. */
+  @Override
+  public void close() {
+    server.close();
+  }
+
+  /** Assembles a node. */
+  public static final class Builder {
+    private final JdbcLedgerStore store;
+    private ServerConfig serverConfig = ServerConfig.builder().build();
+    private EngineConfig engineConfig = EngineConfig.defaults();
+    private Clock clock = Clock.systemUTC();
+    private NotesTool notes = NotesTool.unlimited();
+    private final List<Tool> extraTools = new ArrayList<>();
+    private UnaryOperator<Tool> toolDecorator = UnaryOperator.identity();
+
+    private Builder(JdbcLedgerStore store) {
+      this.store = Objects.requireNonNull(store, "store");
+    }
+
+    public Builder serverConfig(ServerConfig serverConfig) {
+      this.serverConfig = Objects.requireNonNull(serverConfig, "serverConfig");
+      return this;
+    }
+
+    public Builder engineConfig(EngineConfig engineConfig) {
+      this.engineConfig = Objects.requireNonNull(engineConfig, "engineConfig");
+      return this;
+    }
+
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** The notes tool to serve. Default: without a quota. */
+    public Builder notes(NotesTool notes) {
+      this.notes = Objects.requireNonNull(notes, "notes");
+      return this;
+    }
+
+    /** More tools beside create-note. */
+    public Builder tool(Tool tool) {
+      this.extraTools.add(Objects.requireNonNull(tool, "tool"));
+      return this;
+    }
+
+    /**
+     * Wraps every tool before it is registered. Meant for fault injection in tests and the demo;
+     * it is not reachable from any request.
+     */
+    public Builder toolDecorator(UnaryOperator<Tool> toolDecorator) {
+      this.toolDecorator = Objects.requireNonNull(toolDecorator, "toolDecorator");
+      return this;
+    }
+
+    public ToolLedgerApp start() {
+      List<Tool> tools = new ArrayList<>();
+      tools.add(toolDecorator.apply(notes));
+      extraTools.forEach(tool -> tools.add(toolDecorator.apply(tool)));
+      LedgerEngine engine =
+          LedgerEngine.builder(store, ToolRegistry.of(tools)).config(engineConfig).build();
+      Tokens tokens = new Tokens(store, clock);
+      ToolLedgerServer server =
+          ToolLedgerServer.builder(engine, tokens)
+              .config(serverConfig)
+              .readEndpoint(new NotesEndpoint(store.dataSource()))
+              .health(new DatabaseHealthCheck(store.dataSource()))
+              .start();
+      return new ToolLedgerApp(store, engine, tokens, server);
+    }
+  }
+}
