@@ -29,7 +29,8 @@ final class DatabaseOptions {
   @Option(
       names = "--busy-timeout",
       paramLabel = "DURATION",
-      description = "How long a writer waits for the SQLite write lock (default: ${DEFAULT-VALUE}).",
+      description =
+          "How long a writer waits for the SQLite write lock (default: ${DEFAULT-VALUE}).",
       defaultValue = "5s",
       converter = DurationConverter.class)
   Duration busyTimeout;

@@ -26,7 +26,8 @@ final class DemoCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     if (!verbose) {
       ((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).setLevel(Level.WARN);
-      ((Logger) LoggerFactory.getLogger("dev.toolledger.server.http.ApiServlet")).setLevel(Level.OFF);
+      ((Logger) LoggerFactory.getLogger("dev.toolledger.server.http.ApiServlet"))
+          .setLevel(Level.OFF);
     }
     return new DemoScript(System.out, keep).run() ? 0 : 1;
   }

@@ -16,7 +16,8 @@ import picocli.CommandLine.Option;
 @Command(
     name = "serve",
     mixinStandardHelpOptions = true,
-    description = "Serve the ToolLedger HTTP API until stopped (SIGTERM or Ctrl-C stop it cleanly).")
+    description =
+        "Serve the ToolLedger HTTP API until stopped (SIGTERM or Ctrl-C stop it cleanly).")
 final class ServeCommand implements Callable<Integer> {
   @Mixin DatabaseOptions database;
 
@@ -52,7 +53,8 @@ final class ServeCommand implements Callable<Integer> {
   @Option(
       names = "--notes-quota",
       paramLabel = "N",
-      description = "Refuse more than N notes per tenant (a recorded business error). Default: none.")
+      description =
+          "Refuse more than N notes per tenant (a recorded business error). Default: none.")
   Long notesQuota;
 
   @Override
@@ -87,8 +89,13 @@ final class ServeCommand implements Callable<Integer> {
                 },
                 "toolledger-shutdown"));
     System.out.println(
-        "toolledger: serving " + app.uri() + " (ledger " + store.description() + ", synchronous="
-            + database.synchronous + ")");
+        "toolledger: serving "
+            + app.uri()
+            + " (ledger "
+            + store.description()
+            + ", synchronous="
+            + database.synchronous
+            + ")");
     System.out.flush();
     stopped.await();
     return 0;

@@ -34,7 +34,10 @@ final class TokensCommand {
     @Option(names = "--tenant", required = true, description = "The tenant the token acts for.")
     String tenant;
 
-    @Option(names = "--label", description = "A note for listings (default: none).", defaultValue = "")
+    @Option(
+        names = "--label",
+        description = "A note for listings (default: none).",
+        defaultValue = "")
     String label;
 
     @Override
@@ -44,21 +47,28 @@ final class TokensCommand {
         Tokens.IssuedToken issued = new Tokens(store, Clock.systemUTC()).issue(tenantId, label);
         System.out.println(issued.token());
         System.err.println(
-            "toolledger: token " + issued.record().id() + " for tenant " + tenantId
+            "toolledger: token "
+                + issued.record().id()
+                + " for tenant "
+                + tenantId
                 + " (shown once; store it now)");
       }
       return 0;
     }
   }
 
-  @Command(name = "list", mixinStandardHelpOptions = true, description = "List tokens (never their secrets).")
+  @Command(
+      name = "list",
+      mixinStandardHelpOptions = true,
+      description = "List tokens (never their secrets).")
   static final class ListTokens implements Callable<Integer> {
     @Mixin DatabaseOptions database;
 
     @Override
     public Integer call() {
       try (JdbcLedgerStore store = database.open()) {
-        System.out.printf("%-14s %-20s %-8s %-24s %s%n", "ID", "TENANT", "STATE", "CREATED", "LABEL");
+        System.out.printf(
+            "%-14s %-20s %-8s %-24s %s%n", "ID", "TENANT", "STATE", "CREATED", "LABEL");
         for (TokenRecord token : store.list()) {
           System.out.printf(
               "%-14s %-20s %-8s %-24s %s%n",

@@ -33,12 +33,14 @@ class ServeProcessIT {
     assertThat(JAR).exists();
     Path db = dir.resolve("ledger.db");
     Process server =
-        new ProcessBuilder(java(), "-jar", JAR.toString(), "serve", "--port", "0", "--db", db.toString())
+        new ProcessBuilder(
+                java(), "-jar", JAR.toString(), "serve", "--port", "0", "--db", db.toString())
             .redirectError(dir.resolve("server.err").toFile())
             .start();
     try {
       BufferedReader lines =
-          new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
+          new BufferedReader(
+              new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
       String first = lines.readLine();
       assertThat(first).as("first line of serve").isNotNull();
       Matcher m = URL.matcher(first);
@@ -46,10 +48,20 @@ class ServeProcessIT {
       URI base = URI.create(m.group(1));
 
       Process tokens =
-          new ProcessBuilder(java(), "-jar", JAR.toString(), "tokens", "create", "--tenant", "acme", "--db", db.toString())
+          new ProcessBuilder(
+                  java(),
+                  "-jar",
+                  JAR.toString(),
+                  "tokens",
+                  "create",
+                  "--tenant",
+                  "acme",
+                  "--db",
+                  db.toString())
               .redirectError(ProcessBuilder.Redirect.DISCARD)
               .start();
-      String token = new String(tokens.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+      String token =
+          new String(tokens.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
       assertThat(tokens.waitFor(60, TimeUnit.SECONDS)).isTrue();
       assertThat(tokens.exitValue()).isZero();
       assertThat(token).startsWith("tl_");

@@ -1,9 +1,9 @@
 package dev.toolledger.core;
 
 /**
- * Root of every exception ToolLedger throws on purpose. Messages carry what is needed to act on
- * the failure (the tool, a short hash of the key, the option at fault) and never secrets or
- * parameter values.
+ * Root of every exception ToolLedger throws on purpose. Messages carry what is needed to act on the
+ * failure (the tool, a short hash of the key, the option at fault) and never secrets or parameter
+ * values.
  */
 public class ToolLedgerException extends RuntimeException {
   public ToolLedgerException(String message) {

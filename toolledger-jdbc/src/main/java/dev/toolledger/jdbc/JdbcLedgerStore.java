@@ -234,7 +234,9 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore {
       Connection connection, TenantId tenant, OperationKey key) throws SQLException {
     try (PreparedStatement ps =
         connection.prepareStatement(
-            "SELECT " + OPERATION_COLUMNS + " FROM tl_operations WHERE tenant = ? AND op_key = ?")) {
+            "SELECT "
+                + OPERATION_COLUMNS
+                + " FROM tl_operations WHERE tenant = ? AND op_key = ?")) {
       ps.setString(1, tenant.value());
       ps.setString(2, key.value());
       try (ResultSet rs = ps.executeQuery()) {
@@ -271,7 +273,8 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore {
         optionalInstant(rs, "expires_at"));
   }
 
-  private static Optional<Instant> optionalInstant(ResultSet rs, String column) throws SQLException {
+  private static Optional<Instant> optionalInstant(ResultSet rs, String column)
+      throws SQLException {
     long millis = rs.getLong(column);
     return rs.wasNull() ? Optional.empty() : Optional.of(Instant.ofEpochMilli(millis));
   }

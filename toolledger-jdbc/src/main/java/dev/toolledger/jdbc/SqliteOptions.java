@@ -17,8 +17,10 @@ import java.util.Objects;
 public final class SqliteOptions {
   /** Default database file: {@value}. */
   public static final String DEFAULT_PATH = "toolledger.db";
+
   /** Default busy timeout: 5 seconds. */
   public static final Duration DEFAULT_BUSY_TIMEOUT = Duration.ofSeconds(5);
+
   /** Default pool size: 8 connections (readers run in parallel; writers take turns). */
   public static final int DEFAULT_POOL_SIZE = 8;
 
@@ -80,8 +82,8 @@ public final class SqliteOptions {
     }
 
     /**
-     * How long a writer waits for the write lock (held by another connection or process) before
-     * the transaction is reported busy. Default 5 seconds.
+     * How long a writer waits for the write lock (held by another connection or process) before the
+     * transaction is reported busy. Default 5 seconds.
      */
     public Builder busyTimeout(Duration busyTimeout) {
       this.busyTimeout = busyTimeout;

@@ -9,9 +9,9 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
- * SQLite has one writer at a time. Writers of this process queue on a fair in-process gate
- * instead of on SQLite's busy handler, whose sleep-and-poll loop wastes most of its waiting time;
- * the busy timeout still covers writers in other processes (a CLI command, a backup).
+ * SQLite has one writer at a time. Writers of this process queue on a fair in-process gate instead
+ * of on SQLite's busy handler, whose sleep-and-poll loop wastes most of its waiting time; the busy
+ * timeout still covers writers in other processes (a CLI command, a backup).
  *
  * <p>Transactions are driven with explicit {@code BEGIN IMMEDIATE}, {@code COMMIT} and {@code
  * ROLLBACK} statements on a connection that stays in auto-commit mode as far as the driver knows.

@@ -24,14 +24,18 @@ final class FlakyTool implements TransactionalTool {
 
   @Override
   public ToolDescriptor descriptor() {
-    return ToolDescriptor.builder("flaky", "1").inputSchema(Json.parse("{\"type\":\"object\"}")).build();
+    return ToolDescriptor.builder("flaky", "1")
+        .inputSchema(Json.parse("{\"type\":\"object\"}"))
+        .build();
   }
 
   @Override
   public ToolResponse execute(TransactionContext context, JsonNode parameters) throws Exception {
     int attempt = attempts.incrementAndGet();
     try (PreparedStatement ps =
-        context.connection().prepareStatement("INSERT INTO test_items (tenant, name) VALUES (?, 'flaky')")) {
+        context
+            .connection()
+            .prepareStatement("INSERT INTO test_items (tenant, name) VALUES (?, 'flaky')")) {
       ps.setString(1, context.tenant().value());
       ps.executeUpdate();
     }

@@ -15,8 +15,8 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A small transactional tool for store tests: inserts one row per execution. A name of "refuse"
- * is a definitive business error (nothing inserted); a name of "explode" inserts and then throws,
+ * A small transactional tool for store tests: inserts one row per execution. A name of "refuse" is
+ * a definitive business error (nothing inserted); a name of "explode" inserts and then throws,
  * which is a failure between the effect and its record.
  */
 final class ItemsTool implements TransactionalTool {

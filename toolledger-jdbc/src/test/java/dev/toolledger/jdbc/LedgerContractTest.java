@@ -155,7 +155,8 @@ abstract class LedgerContractTest {
 
     ExecutionOutcome outcome =
         upgraded.execute(
-            Invocation.of(ACME, OperationKey.of("op-1"), "create-item", params("{\"name\":\"a\"}")));
+            Invocation.of(
+                ACME, OperationKey.of("op-1"), "create-item", params("{\"name\":\"a\"}")));
 
     assertThat(outcome).isInstanceOf(KeyReused.class);
   }

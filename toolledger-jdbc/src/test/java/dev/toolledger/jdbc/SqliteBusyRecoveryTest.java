@@ -49,7 +49,11 @@ class SqliteBusyRecoveryTest {
         st.execute("BEGIN IMMEDIATE");
         ExecutionOutcome busy =
             engine.execute(
-                Invocation.of(tenant, OperationKey.of("op-1"), "create-item", Json.parse("{\"name\":\"a\"}")));
+                Invocation.of(
+                    tenant,
+                    OperationKey.of("op-1"),
+                    "create-item",
+                    Json.parse("{\"name\":\"a\"}")));
         assertThat(busy).isInstanceOf(ExecutionOutcome.Busy.class);
         st.execute("ROLLBACK");
       }
@@ -58,12 +62,17 @@ class SqliteBusyRecoveryTest {
               () ->
                   engine.execute(
                       Invocation.of(
-                          tenant, OperationKey.of("op-2"), "create-item", Json.parse("{\"name\":\"explode\"}"))))
+                          tenant,
+                          OperationKey.of("op-2"),
+                          "create-item",
+                          Json.parse("{\"name\":\"explode\"}"))))
           .isInstanceOf(ToolExecutionException.class);
 
       try (Connection c = store.dataSource().getConnection();
           Statement st = c.createStatement();
-          ResultSet rs = st.executeQuery("SELECT (SELECT COUNT(*) FROM test_items) + (SELECT COUNT(*) FROM tl_operations)")) {
+          ResultSet rs =
+              st.executeQuery(
+                  "SELECT (SELECT COUNT(*) FROM test_items) + (SELECT COUNT(*) FROM tl_operations)")) {
         rs.next();
         assertThat(rs.getLong(1)).isZero();
       }

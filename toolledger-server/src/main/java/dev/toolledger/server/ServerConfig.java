@@ -7,10 +7,13 @@ import java.util.Objects;
 public final class ServerConfig {
   /** Default bind address: loopback only. */
   public static final String DEFAULT_BIND = "127.0.0.1";
+
   /** Default port. */
   public static final int DEFAULT_PORT = 8080;
+
   /** Default largest request body: 64 KiB. */
   public static final int DEFAULT_MAX_REQUEST_BYTES = 64 * 1024;
+
   /** Default time in-flight requests get to finish on shutdown: 10 seconds. */
   public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(10);
 

@@ -105,8 +105,8 @@ public final class ToolLedgerApp implements AutoCloseable {
     }
 
     /**
-     * Wraps every tool before it is registered. Meant for fault injection in tests and the demo;
-     * it is not reachable from any request.
+     * Wraps every tool before it is registered. Meant for fault injection in tests and the demo; it
+     * is not reachable from any request.
      */
     public Builder toolDecorator(UnaryOperator<Tool> toolDecorator) {
       this.toolDecorator = Objects.requireNonNull(toolDecorator, "toolDecorator");

@@ -25,8 +25,7 @@ import org.slf4j.LoggerFactory;
  * The ToolLedger HTTP server: the API of {@link ApiServlet} on an embedded Jetty.
  *
  * <p>{@link #close()} stops accepting connections and lets requests in flight finish (up to the
- * configured grace), so an operation that was claimed records its outcome before the process
- * exits.
+ * configured grace), so an operation that was claimed records its outcome before the process exits.
  */
 public final class ToolLedgerServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ToolLedgerServer.class);
@@ -117,13 +116,10 @@ public final class ToolLedgerServer implements AutoCloseable {
       ServletContextHandler context = new ServletContextHandler();
       context.setContextPath("/");
       context.setErrorHandler(new ProblemErrorHandler());
-      context
-          .getServletHandler()
-          .setDecodeAmbiguousURIs(true);
+      context.getServletHandler().setDecodeAmbiguousURIs(true);
       context.addServlet(
           new ServletHolder(
-              "api",
-              new ApiServlet(engine, tokens, reads, health, config.maxRequestBytes())),
+              "api", new ApiServlet(engine, tokens, reads, health, config.maxRequestBytes())),
           "/*");
 
       jetty.setHandler(new GracefulHandler(context));
@@ -139,7 +135,13 @@ public final class ToolLedgerServer implements AutoCloseable {
           e.addSuppressed(suppressed);
         }
         throw new IllegalStateException(
-            "cannot start the HTTP server on " + config.bind() + ":" + config.port() + ": " + e.getMessage(), e);
+            "cannot start the HTTP server on "
+                + config.bind()
+                + ":"
+                + config.port()
+                + ": "
+                + e.getMessage(),
+            e);
       }
       return new ToolLedgerServer(jetty, connector);
     }

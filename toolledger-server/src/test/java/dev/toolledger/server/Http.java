@@ -37,7 +37,8 @@ final class Http {
     }
   }
 
-  static Reply post(URI base, String path, String token, String key, String body, String... headers) {
+  static Reply post(
+      URI base, String path, String token, String key, String body, String... headers) {
     List<String> all = new ArrayList<>();
     if (token != null) {
       all.add("Authorization");

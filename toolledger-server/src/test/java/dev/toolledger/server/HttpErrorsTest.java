@@ -68,13 +68,16 @@ class HttpErrorsTest {
             + "\r\nContent-Type: application/json\r\nContent-Length: "
             + body.length
             + "\r\nConnection: close\r\nIdempotency-Key: caf";
-    try (java.net.Socket socket = new java.net.Socket(fixture.uri().getHost(), fixture.uri().getPort())) {
+    try (java.net.Socket socket =
+        new java.net.Socket(fixture.uri().getHost(), fixture.uri().getPort())) {
       var out = socket.getOutputStream();
       out.write(head.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
       out.write(new byte[] {(byte) 0xC3, (byte) 0xA9, '\r', '\n', '\r', '\n'});
       out.write(body);
       out.flush();
-      String response = new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      String response =
+          new String(
+              socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
       assertThat(response).startsWith("HTTP/1.1 400");
       assertThat(response).contains("https://toolledger.dev/problems/invalid-idempotency-key");
     }
@@ -105,7 +108,8 @@ class HttpErrorsTest {
 
   @Test
   void malformedJsonIs400() throws Exception {
-    assertProblem(Http.createNote(fixture.uri(), acme, "op-1", "{\"title\": "), 400, "malformed-json");
+    assertProblem(
+        Http.createNote(fixture.uri(), acme, "op-1", "{\"title\": "), 400, "malformed-json");
   }
 
   @Test
@@ -164,7 +168,9 @@ class HttpErrorsTest {
   @Test
   void unknownTokenIs401() throws Exception {
     assertProblem(
-        Http.createNote(fixture.uri(), "tl_000000000000_notarealtoken", "op-1", NOTE), 401, "unauthorized");
+        Http.createNote(fixture.uri(), "tl_000000000000_notarealtoken", "op-1", NOTE),
+        401,
+        "unauthorized");
   }
 
   @Test
@@ -172,17 +178,24 @@ class HttpErrorsTest {
     var issued = fixture.tokens.issue(TenantId.of("acme"), "soon revoked");
     fixture.store.revoke(issued.record().id(), Instant.now());
 
-    assertProblem(Http.createNote(fixture.uri(), issued.token(), "op-1", NOTE), 401, "unauthorized");
+    assertProblem(
+        Http.createNote(fixture.uri(), issued.token(), "op-1", NOTE), 401, "unauthorized");
   }
 
   @Test
   void unknownToolIs404() throws Exception {
-    assertProblem(Http.post(fixture.uri(), "/v1/tools/delete-everything", acme, "op-1", "{}"), 404, "unknown-tool");
+    assertProblem(
+        Http.post(fixture.uri(), "/v1/tools/delete-everything", acme, "op-1", "{}"),
+        404,
+        "unknown-tool");
   }
 
   @Test
   void unknownToolIs401BeforeAuthentication() throws Exception {
-    assertProblem(Http.post(fixture.uri(), "/v1/tools/delete-everything", null, "op-1", "{}"), 401, "unauthorized");
+    assertProblem(
+        Http.post(fixture.uri(), "/v1/tools/delete-everything", null, "op-1", "{}"),
+        401,
+        "unauthorized");
   }
 
   @Test
@@ -198,7 +211,14 @@ class HttpErrorsTest {
   @Test
   void wrongContentTypeIs415() throws Exception {
     Reply reply =
-        Http.post(fixture.uri(), "/v1/tools/create-note", acme, "op-1", "title=a", "Content-Type", "application/x-www-form-urlencoded");
+        Http.post(
+            fixture.uri(),
+            "/v1/tools/create-note",
+            acme,
+            "op-1",
+            "title=a",
+            "Content-Type",
+            "application/x-www-form-urlencoded");
     assertProblem(reply, 415, "unsupported-media-type");
   }
 
@@ -229,7 +249,10 @@ class HttpErrorsTest {
 
   @Test
   void lookupOfAnInvalidKeyIs400() throws Exception {
-    assertProblem(Http.get(fixture.uri(), "/v1/operations/" + "k".repeat(256), acme), 400, "invalid-idempotency-key");
+    assertProblem(
+        Http.get(fixture.uri(), "/v1/operations/" + "k".repeat(256), acme),
+        400,
+        "invalid-idempotency-key");
   }
 
   @Test
@@ -238,7 +261,11 @@ class HttpErrorsTest {
     Http.createNote(fixture.uri(), acme, key, NOTE);
     String encoded = "tenant%2F42%25done%3F%23x";
 
-    Reply lookup = Http.send(HttpRequest.newBuilder(URI.create(fixture.uri() + "/v1/operations/" + encoded)).header("Authorization", "Bearer " + acme).build());
+    Reply lookup =
+        Http.send(
+            HttpRequest.newBuilder(URI.create(fixture.uri() + "/v1/operations/" + encoded))
+                .header("Authorization", "Bearer " + acme)
+                .build());
 
     assertThat(lookup.status()).isEqualTo(200);
     assertThat(lookup.json().get("key").asText()).isEqualTo(key);
@@ -249,6 +276,7 @@ class HttpErrorsTest {
     Reply reply = Http.get(fixture.uri(), "/v1/tools", acme);
     assertThat(reply.status()).isEqualTo(200);
     assertThat(reply.json().get("tools").get(0).get("name").asText()).isEqualTo("create-note");
-    assertThat(reply.json().get("tools").get(0).get("inputSchema").get("required").get(0).asText()).isEqualTo("title");
+    assertThat(reply.json().get("tools").get(0).get("inputSchema").get("required").get(0).asText())
+        .isEqualTo("title");
   }
 }

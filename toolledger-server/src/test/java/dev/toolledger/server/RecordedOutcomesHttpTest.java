@@ -12,7 +12,9 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Business errors are recorded outcomes; a locked database is a retryable 503 that leaves nothing. */
+/**
+ * Business errors are recorded outcomes; a locked database is a retryable 503 that leaves nothing.
+ */
 class RecordedOutcomesHttpTest {
   @TempDir Path dir;
 

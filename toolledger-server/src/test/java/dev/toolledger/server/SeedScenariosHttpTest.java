@@ -75,7 +75,9 @@ class SeedScenariosHttpTest {
       assertThatThrownBy(() -> Http.createNote(proxy.uri(), acme, "op-lost", NOTE))
           .isInstanceOf(UncheckedIOException.class);
       assertThat(proxy.dropped()).isEqualTo(1);
-      assertThat(fixture.notes()).as("the server committed before the response was lost").isEqualTo(1);
+      assertThat(fixture.notes())
+          .as("the server committed before the response was lost")
+          .isEqualTo(1);
 
       Reply retry = Http.createNote(proxy.uri(), acme, "op-lost", NOTE);
 

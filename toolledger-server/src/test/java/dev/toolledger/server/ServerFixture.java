@@ -1,7 +1,6 @@
 package dev.toolledger.server;
 
 import dev.toolledger.core.engine.EngineConfig;
-import dev.toolledger.testkit.FailAfterEffect;
 import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.tool.TransactionalTool;
 import dev.toolledger.jdbc.JdbcLedgerStore;
@@ -9,6 +8,7 @@ import dev.toolledger.jdbc.SqliteOptions;
 import dev.toolledger.server.auth.Tokens;
 import dev.toolledger.server.notes.NotesSchema;
 import dev.toolledger.server.notes.NotesTool;
+import dev.toolledger.testkit.FailAfterEffect;
 import java.net.URI;
 import java.nio.file.Path;
 import java.sql.Connection;

@@ -8,7 +8,9 @@ import java.util.function.Predicate;
 @FunctionalInterface
 public interface DropPolicy {
 
-  /** @return true to drop this response and close the client's connection */
+  /**
+   * @return true to drop this response and close the client's connection
+   */
   boolean drop(Exchange exchange);
 
   static DropPolicy never() {
@@ -18,8 +20,7 @@ public interface DropPolicy {
   /** Drops the next {@code count} responses that match, then forwards everything. */
   static DropPolicy next(int count, Predicate<Exchange> matching) {
     AtomicInteger left = new AtomicInteger(count);
-    return exchange ->
-        matching.test(exchange) && left.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
+    return exchange -> matching.test(exchange) && left.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
   }
 
   /** Drops each matching response with probability {@code fraction}, reproducibly for a seed. */

@@ -9,8 +9,8 @@ import java.util.function.BooleanSupplier;
 
 /**
  * Wraps a transactional tool so that, while a switch is on, it makes its effect and then throws
- * before the engine can record the outcome: the crash window between the effect and its record.
- * The engine must roll both back. A hook for tests and the demo; never wired to a request.
+ * before the engine can record the outcome: the crash window between the effect and its record. The
+ * engine must roll both back. A hook for tests and the demo; never wired to a request.
  */
 public final class FailAfterEffect implements TransactionalTool {
   private final TransactionalTool delegate;

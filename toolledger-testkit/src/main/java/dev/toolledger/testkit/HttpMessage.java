@@ -8,8 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 
 /**
- * One HTTP/1.1 message read off a socket as raw bytes: enough framing (Content-Length, chunked,
- * or until close) to know where a message ends, nothing more.
+ * One HTTP/1.1 message read off a socket as raw bytes: enough framing (Content-Length, chunked, or
+ * until close) to know where a message ends, nothing more.
  */
 record HttpMessage(String startLine, byte[] raw, boolean endsAtClose) {
   private static final int MAX_HEAD = 64 * 1024;
@@ -110,7 +110,8 @@ record HttpMessage(String startLine, byte[] raw, boolean endsAtClose) {
     while (true) {
       String sizeLine = readLine(in, out);
       int semicolon = sizeLine.indexOf(';');
-      long size = Long.parseLong((semicolon < 0 ? sizeLine : sizeLine.substring(0, semicolon)).trim(), 16);
+      long size =
+          Long.parseLong((semicolon < 0 ? sizeLine : sizeLine.substring(0, semicolon)).trim(), 16);
       if (size == 0) {
         // Trailers, then an empty line.
         while (!readLine(in, out).isEmpty()) {

@@ -21,9 +21,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * the caller, whose connection is closed instead.
  *
  * <p>It reads one request, forwards it, reads the whole response and then, according to its {@link
- * DropPolicy}, forwards the response or drops it and closes both connections. So a dropped
- * response is always one the server finished sending: exactly "the response was lost after the
- * commit". Keep-alive connections are supported; pipelining and protocol upgrades are not.
+ * DropPolicy}, forwards the response or drops it and closes both connections. So a dropped response
+ * is always one the server finished sending: exactly "the response was lost after the commit".
+ * Keep-alive connections are supported; pipelining and protocol upgrades are not.
  */
 public final class LossyProxy implements AutoCloseable {
   private final ServerSocket listener;

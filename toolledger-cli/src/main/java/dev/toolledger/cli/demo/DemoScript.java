@@ -29,8 +29,8 @@ import java.util.stream.Stream;
 /**
  * The seed article's story, told against a real ToolLedger server on a temporary SQLite file: a
  * response lost after the commit, the retry replayed, a changed retry refused, a failure between
- * effect and record rolled back, a new action with the same content, a second tenant with the
- * same key, and a restart. Every step checks what it claims.
+ * effect and record rolled back, a new action with the same content, a second tenant with the same
+ * key, and a restart. Every step checks what it claims.
  */
 public final class DemoScript {
   private static final String CREATE = "/v1/tools/create-note";
@@ -62,19 +62,25 @@ public final class DemoScript {
       out.println("ToolLedger demo");
       out.println("  server  " + app.uri());
       out.println("  ledger  " + database);
-      String alice = app.tokens().issue(dev.toolledger.core.identity.TenantId.of("demo-a"), "demo").token();
-      String bob = app.tokens().issue(dev.toolledger.core.identity.TenantId.of("demo-b"), "demo").token();
+      String alice =
+          app.tokens().issue(dev.toolledger.core.identity.TenantId.of("demo-a"), "demo").token();
+      String bob =
+          app.tokens().issue(dev.toolledger.core.identity.TenantId.of("demo-b"), "demo").token();
       out.println("  tenants demo-a and demo-b, each with its own bearer token");
 
       step(1, "An agent creates a note. The server commits it, but the response is lost.");
       String firstBody;
-      try (LossyProxy network = LossyProxy.start(app.uri(), DropPolicy.next(1, DropPolicy.posts()))) {
+      try (LossyProxy network =
+          LossyProxy.start(app.uri(), DropPolicy.next(1, DropPolicy.posts()))) {
         show("demo-a", "operation-1", NOTE);
         try {
           post(network.uri(), alice, "operation-1", NOTE);
           check(false, "the response should have been lost");
         } catch (IOException e) {
-          out.println("    <- no response: " + e.getClass().getSimpleName() + " (the agent sees a timeout)");
+          out.println(
+              "    <- no response: "
+                  + e.getClass().getSimpleName()
+                  + " (the agent sees a timeout)");
         }
         check(network.dropped() == 1, "the server answered and the network dropped the answer");
         check(count("notes") == 1, "the server has 1 note, which the agent cannot know");
@@ -91,7 +97,8 @@ public final class DemoScript {
 
       step(3, "A retry under the same key but with a changed title is a conflict, not a replay.");
       show("demo-a", "operation-1", "{\"title\":\"Changed title\"}");
-      HttpResponse<String> changed = post(app.uri(), alice, "operation-1", "{\"title\":\"Changed title\"}");
+      HttpResponse<String> changed =
+          post(app.uri(), alice, "operation-1", "{\"title\":\"Changed title\"}");
       print(changed);
       check(changed.statusCode() == 422, "422 with type .../idempotency-key-reused");
       check(count("notes") == 1, "still 1 note");
@@ -99,11 +106,14 @@ public final class DemoScript {
       step(4, "A failure between the note's insert and its operation record rolls both back.");
       injectFailure.set(true);
       show("demo-a", "operation-fail", "{\"title\":\"Rollback\"}");
-      HttpResponse<String> failed = post(app.uri(), alice, "operation-fail", "{\"title\":\"Rollback\"}");
+      HttpResponse<String> failed =
+          post(app.uri(), alice, "operation-fail", "{\"title\":\"Rollback\"}");
       injectFailure.set(false);
       print(failed);
       check(failed.statusCode() == 500, "500 tool-failed: nothing recorded, safe to retry");
-      check(count("notes") == 1 && count("tl_operations") == 1, "no note and no record were left behind");
+      check(
+          count("notes") == 1 && count("tl_operations") == 1,
+          "no note and no record were left behind");
       HttpResponse<String> lookup = get(app.uri(), alice, "/v1/operations/operation-fail");
       check(lookup.statusCode() == 404, "GET /v1/operations/operation-fail is 404");
 
@@ -118,7 +128,8 @@ public final class DemoScript {
       show("demo-b", "operation-1", NOTE);
       HttpResponse<String> other = post(app.uri(), bob, "operation-1", NOTE);
       print(other);
-      check(other.statusCode() == 201 && replayed(other).equals("false"), "201, executed for demo-b");
+      check(
+          other.statusCode() == 201 && replayed(other).equals("false"), "201, executed for demo-b");
       check(!other.body().equals(firstBody), "demo-b did not get demo-a's note");
       check(count("notes") == 3, "3 notes");
 
@@ -130,7 +141,9 @@ public final class DemoScript {
       show("demo-a", "operation-1", NOTE);
       HttpResponse<String> afterRestart = post(app.uri(), alice, "operation-1", NOTE);
       print(afterRestart);
-      check(afterRestart.statusCode() == 201 && replayed(afterRestart).equals("true"), "201, replayed");
+      check(
+          afterRestart.statusCode() == 201 && replayed(afterRestart).equals("true"),
+          "201, replayed");
       check(afterRestart.body().equals(firstBody), "the same body as before the restart");
 
       long notes = count("notes");
@@ -161,8 +174,10 @@ public final class DemoScript {
             SqliteOptions.builder(database).migrations(NotesSchema.migrations()).build());
     app =
         ToolLedgerApp.builder(store)
-            .serverConfig(ServerConfig.builder().port(0).shutdownGrace(Duration.ofSeconds(2)).build())
-            .toolDecorator(tool -> new FailAfterEffect((TransactionalTool) tool, injectFailure::get))
+            .serverConfig(
+                ServerConfig.builder().port(0).shutdownGrace(Duration.ofSeconds(2)).build())
+            .toolDecorator(
+                tool -> new FailAfterEffect((TransactionalTool) tool, injectFailure::get))
             .start();
   }
 
@@ -172,11 +187,17 @@ public final class DemoScript {
   }
 
   private void show(String tenant, String key, String body) {
-    out.println("    -> POST " + CREATE + " as " + tenant + ", Idempotency-Key: " + key + ", " + body);
+    out.println(
+        "    -> POST " + CREATE + " as " + tenant + ", Idempotency-Key: " + key + ", " + body);
   }
 
   private void print(HttpResponse<String> response) {
-    String flag = response.headers().firstValue("Idempotent-Replayed").map(v -> ", Idempotent-Replayed: " + v).orElse("");
+    String flag =
+        response
+            .headers()
+            .firstValue("Idempotent-Replayed")
+            .map(v -> ", Idempotent-Replayed: " + v)
+            .orElse("");
     String body = response.body();
     if (response.statusCode() >= 400) {
       var problem = Json.parse(body);

@@ -13,6 +13,8 @@ public interface TokenStore {
 
   List<TokenRecord> list();
 
-  /** @return true when an active token with that id existed and is now revoked */
+  /**
+   * @return true when an active token with that id existed and is now revoked
+   */
   boolean revoke(String id, Instant at);
 }

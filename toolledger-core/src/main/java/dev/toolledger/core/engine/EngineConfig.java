@@ -11,12 +11,16 @@ import java.util.Objects;
 public final class EngineConfig {
   /** Default longest wait for a concurrent execution of the same key: 5 seconds. */
   public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(5);
+
   /** Default number of attempts of one write transaction on transient errors: 5. */
   public static final int DEFAULT_TRANSACTION_ATTEMPTS = 5;
+
   /** Default first backoff between transaction attempts: 10 ms (full jitter, doubling). */
   public static final Duration DEFAULT_RETRY_BASE = Duration.ofMillis(10);
+
   /** Default cap of the backoff between transaction attempts: 200 ms. */
   public static final Duration DEFAULT_RETRY_CAP = Duration.ofMillis(200);
+
   /** Default {@code Retry-After} for "in progress" and "busy" answers: 1 second. */
   public static final Duration DEFAULT_RETRY_AFTER = Duration.ofSeconds(1);
 
@@ -86,9 +90,9 @@ public final class EngineConfig {
     }
 
     /**
-     * Longest time a duplicate request waits for a concurrent execution of its key before it
-     * hears "in progress". A request may ask for less ({@code Prefer: wait=N}), never for more.
-     * Default 5 seconds.
+     * Longest time a duplicate request waits for a concurrent execution of its key before it hears
+     * "in progress". A request may ask for less ({@code Prefer: wait=N}), never for more. Default 5
+     * seconds.
      */
     public Builder maxWait(Duration maxWait) {
       this.maxWait = maxWait;
@@ -127,7 +131,8 @@ public final class EngineConfig {
       }
       requireNonNegative("retryAfter", retryAfter);
       if (retryAfter.toSeconds() < 1) {
-        throw new IllegalArgumentException("retryAfter must be at least 1 second (HTTP says seconds)");
+        throw new IllegalArgumentException(
+            "retryAfter must be at least 1 second (HTTP says seconds)");
       }
       return new EngineConfig(this);
     }

@@ -43,17 +43,17 @@ import org.slf4j.LoggerFactory;
  * instead of executing again.
  *
  * <p>What it guarantees, per (tenant, key): at most one committed effect; the outcome committed in
- * the same transaction as the effect; every later request with the same intent gets that outcome;
- * a request with another intent gets {@link KeyReused}; a request that arrives while the key is
- * being executed waits (bounded) and then gets the outcome or {@link InProgress}, never a
- * placeholder. Parameters that fail validation are refused before anything is recorded.
+ * the same transaction as the effect; every later request with the same intent gets that outcome; a
+ * request with another intent gets {@link KeyReused}; a request that arrives while the key is being
+ * executed waits (bounded) and then gets the outcome or {@link InProgress}, never a placeholder.
+ * Parameters that fail validation are refused before anything is recorded.
  *
  * <p>What it does not guarantee: anything about effects outside the ledger's database, or that a
  * caller who gives up and sends the same intent under a new key will not get a second effect. The
  * key is the identity of the action; keep it.
  *
- * <p>The path of a retry is one indexed read and no write; the path of a new key is that read
- * plus one write transaction.
+ * <p>The path of a retry is one indexed read and no write; the path of a new key is that read plus
+ * one write transaction.
  */
 public final class LedgerEngine {
   private static final Logger LOG = LoggerFactory.getLogger(LedgerEngine.class);
@@ -83,8 +83,8 @@ public final class LedgerEngine {
   }
 
   /**
-   * The recorded state of a key in a tenant, or empty. A key of another tenant is empty too: a
-   * key grants nothing by itself.
+   * The recorded state of a key in a tenant, or empty. A key of another tenant is empty too: a key
+   * grants nothing by itself.
    */
   public Optional<OperationRecord> lookup(TenantId tenant, OperationKey key) {
     return store.find(tenant, key);
@@ -134,7 +134,10 @@ public final class LedgerEngine {
     }
 
     Duration wait =
-        invocation.maxWait().filter(w -> w.compareTo(config.maxWait()) < 0).orElse(config.maxWait());
+        invocation
+            .maxWait()
+            .filter(w -> w.compareTo(config.maxWait()) < 0)
+            .orElse(config.maxWait());
     long deadline = System.nanoTime() + wait.toNanos();
 
     Optional<OperationRecord> existing = store.find(invocation.tenant(), invocation.key());
@@ -226,7 +229,8 @@ public final class LedgerEngine {
                       new StoredResponse(response.status(), Json.write(response.body()));
                   Instant completedAt = config.clock().instant();
                   Instant expiresAt = completedAt.plus(retention);
-                  tx.complete(invocation.tenant(), invocation.key(), stored, completedAt, expiresAt);
+                  tx.complete(
+                      invocation.tenant(), invocation.key(), stored, completedAt, expiresAt);
                   return new TxResult.Done(
                       new OperationRecord(
                           invocation.tenant(),

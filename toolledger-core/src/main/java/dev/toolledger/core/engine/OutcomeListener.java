@@ -4,8 +4,8 @@ import dev.toolledger.core.identity.TenantId;
 import java.time.Duration;
 
 /**
- * Observes every invocation's outcome, for logs and metrics. Called on the request thread after
- * the outcome is decided; implementations must be fast and must not throw.
+ * Observes every invocation's outcome, for logs and metrics. Called on the request thread after the
+ * outcome is decided; implementations must be fast and must not throw.
  */
 @FunctionalInterface
 public interface OutcomeListener {

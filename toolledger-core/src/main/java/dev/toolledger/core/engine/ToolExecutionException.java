@@ -10,7 +10,9 @@ public final class ToolExecutionException extends ToolLedgerException {
   private final String tool;
 
   public ToolExecutionException(String tool, Throwable cause) {
-    super("tool " + tool + " failed; its transaction was rolled back and nothing was recorded", cause);
+    super(
+        "tool " + tool + " failed; its transaction was rolled back and nothing was recorded",
+        cause);
     this.tool = tool;
   }
 

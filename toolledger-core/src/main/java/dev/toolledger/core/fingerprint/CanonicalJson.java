@@ -12,8 +12,8 @@ import org.erdtman.jcs.NumberToJSON;
 /**
  * RFC 8785 (JSON Canonicalization Scheme) serialization of a Jackson tree.
  *
- * <p>Properties are sorted by their UTF-16 code units ({@link String#compareTo} order), numbers
- * are written as ECMAScript writes an IEEE 754 double (the reference implementation's {@link
+ * <p>Properties are sorted by their UTF-16 code units ({@link String#compareTo} order), numbers are
+ * written as ECMAScript writes an IEEE 754 double (the reference implementation's {@link
  * NumberToJSON} does that part), strings escape only what JSON requires, and no whitespace is
  * written. So {@code 1}, {@code 1.0} and {@code 1e0} are all {@code 1}.
  *

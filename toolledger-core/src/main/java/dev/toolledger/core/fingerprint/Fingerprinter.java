@@ -10,7 +10,8 @@ import java.util.HexFormat;
 /**
  * Computes the fingerprint of an intent: SHA-256 over the RFC 8785 canonical JSON of
  *
- * <pre>{"parameters": &lt;validated parameters, defaults applied&gt;, "tool": name, "version": v}</pre>
+ * <pre>{"parameters": &lt;validated parameters, defaults applied&gt;, "tool": name, "version": v}
+ * </pre>
  *
  * <p>Callers pass parameters that have already been validated against the tool's schema with its
  * defaults applied, so an omitted optional field and the same field sent with its default value

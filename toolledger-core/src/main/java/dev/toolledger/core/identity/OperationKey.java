@@ -10,11 +10,11 @@ import java.util.Objects;
  * The stable identity of one business action, chosen by the execution layer (never by the model)
  * and kept across every retry of that action.
  *
- * <p>A key is 1 to {@value #MAX_LENGTH} visible ASCII characters ({@code 0x21} to {@code 0x7E}):
- * no spaces, no control characters, nothing outside ASCII. That is the character set of the IETF
- * {@code Idempotency-Key} header's string value without its quotes, and what a random UUID, a
- * ULID or a base64url token already use. A key is not a secret and grants no access: every lookup
- * is also scoped by the authenticated {@link TenantId}.
+ * <p>A key is 1 to {@value #MAX_LENGTH} visible ASCII characters ({@code 0x21} to {@code 0x7E}): no
+ * spaces, no control characters, nothing outside ASCII. That is the character set of the IETF
+ * {@code Idempotency-Key} header's string value without its quotes, and what a random UUID, a ULID
+ * or a base64url token already use. A key is not a secret and grants no access: every lookup is
+ * also scoped by the authenticated {@link TenantId}.
  */
 public record OperationKey(String value) {
   public static final int MAX_LENGTH = 255;
@@ -22,7 +22,8 @@ public record OperationKey(String value) {
   public OperationKey {
     Objects.requireNonNull(value, "key");
     if (value.isEmpty()) {
-      throw new InvalidOperationKeyException("the operation key is empty; send 1 to 255 characters");
+      throw new InvalidOperationKeyException(
+          "the operation key is empty; send 1 to 255 characters");
     }
     if (value.length() > MAX_LENGTH) {
       throw new InvalidOperationKeyException(
@@ -45,9 +46,9 @@ public record OperationKey(String value) {
 
   /**
    * Reads the value of an {@code Idempotency-Key} header. The IETF draft sends it as a Structured
-   * Field string ({@code "op-1"}); many clients send it bare ({@code op-1}). Both name the same key.
-   * A value that starts with a double quote is read as a Structured Field string: it must end with
-   * one, and inside it only {@code \"} and {@code \\} are escapes.
+   * Field string ({@code "op-1"}); many clients send it bare ({@code op-1}). Both name the same
+   * key. A value that starts with a double quote is read as a Structured Field string: it must end
+   * with one, and inside it only {@code \"} and {@code \\} are escapes.
    */
   public static OperationKey fromHeader(String header) {
     Objects.requireNonNull(header, "header");
@@ -89,8 +90,8 @@ public record OperationKey(String value) {
   }
 
   /**
-   * A short, stable hash of the key for logs and metrics: enough to correlate lines, not enough
-   * to recover or replay the key.
+   * A short, stable hash of the key for logs and metrics: enough to correlate lines, not enough to
+   * recover or replay the key.
    */
   public String logHash() {
     try {

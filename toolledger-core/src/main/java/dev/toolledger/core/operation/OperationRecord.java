@@ -9,8 +9,8 @@ import java.util.Optional;
 /**
  * One operation as the ledger stores it.
  *
- * @param intent what was asked; absent only for a key fenced as {@link
- *     OperationState#NOT_EXECUTED} before any request for it arrived
+ * @param intent what was asked; absent only for a key fenced as {@link OperationState#NOT_EXECUTED}
+ *     before any request for it arrived
  * @param response the recorded outcome; present exactly when the state is {@link
  *     OperationState#COMPLETED}
  * @param completedAt when the operation reached a final state, if it has

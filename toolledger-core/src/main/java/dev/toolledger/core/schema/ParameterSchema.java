@@ -54,7 +54,8 @@ public final class ParameterSchema {
       compiled.initializeValidators();
       return new ParameterSchema(schema.deepCopy(), compiled);
     } catch (RuntimeException e) {
-      throw new IllegalArgumentException("the tool's input schema is not valid: " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "the tool's input schema is not valid: " + e.getMessage(), e);
     }
   }
 
@@ -92,7 +93,8 @@ public final class ParameterSchema {
   }
 
   private static String fieldOf(Error error) {
-    String location = error.getInstanceLocation() == null ? "" : error.getInstanceLocation().toString();
+    String location =
+        error.getInstanceLocation() == null ? "" : error.getInstanceLocation().toString();
     // A missing required property is reported at its parent; name the property itself.
     if ("required".equals(error.getKeyword()) && error.getProperty() != null) {
       return location + "/" + error.getProperty();

@@ -20,9 +20,9 @@ public interface LedgerStore extends AutoCloseable {
    * Runs {@code work} in one write transaction and commits it; if {@code work} throws, the
    * transaction is rolled back and the exception is rethrown.
    *
-   * @throws TransientStoreException when the database refused the transaction for a passing
-   *     reason (a busy lock, a serialization failure, a deadlock, a dropped connection); the
-   *     transaction left nothing behind and may be run again
+   * @throws TransientStoreException when the database refused the transaction for a passing reason
+   *     (a busy lock, a serialization failure, a deadlock, a dropped connection); the transaction
+   *     left nothing behind and may be run again
    */
   <T> T inTransaction(TransactionWork<T> work);
 

@@ -11,8 +11,8 @@ import java.time.Instant;
 public interface LedgerTransaction {
 
   /**
-   * The transaction's connection, guarded so that commit, rollback and close are refused: the
-   * store owns the boundary.
+   * The transaction's connection, guarded so that commit, rollback and close are refused: the store
+   * owns the boundary.
    */
   Connection connection();
 

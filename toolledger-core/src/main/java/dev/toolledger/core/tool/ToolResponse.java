@@ -11,7 +11,8 @@ import java.util.Objects;
 public record ToolResponse(int status, JsonNode body) {
   public ToolResponse {
     if (status < 200 || status > 599) {
-      throw new IllegalArgumentException("a tool response status must be 200 to 599, not " + status);
+      throw new IllegalArgumentException(
+          "a tool response status must be 200 to 599, not " + status);
     }
     Objects.requireNonNull(body, "body");
   }

@@ -35,8 +35,10 @@ class FingerprinterTest {
 
   @Test
   void fingerprintIsSha256OfTheCanonicalIntent() {
-    String canonical = "{\"parameters\":{\"title\":\"a\"},\"tool\":\"create-note\",\"version\":\"1\"}";
+    String canonical =
+        "{\"parameters\":{\"title\":\"a\"},\"tool\":\"create-note\",\"version\":\"1\"}";
     assertThat(of("create-note", "1", "{\"title\":\"a\"}").hex())
-        .isEqualTo(Fingerprinter.sha256Hex(canonical.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        .isEqualTo(
+            Fingerprinter.sha256Hex(canonical.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
   }
 }

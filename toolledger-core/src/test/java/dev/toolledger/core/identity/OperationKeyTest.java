@@ -34,7 +34,18 @@ class OperationKeyTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "has space", "tab\tkey", "caf\u00e9", "new\nline", "\"\"", "\"open", "\"a\"b\"", "\"bad\\escape\""})
+  @ValueSource(
+      strings = {
+        "",
+        "has space",
+        "tab\tkey",
+        "caf\u00e9",
+        "new\nline",
+        "\"\"",
+        "\"open",
+        "\"a\"b\"",
+        "\"bad\\escape\""
+      })
   void invalidKeysAreRejected(String raw) {
     assertThatThrownBy(() -> OperationKey.fromHeader(raw))
         .isInstanceOf(InvalidOperationKeyException.class);

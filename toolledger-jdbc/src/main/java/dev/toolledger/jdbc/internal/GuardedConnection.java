@@ -36,7 +36,9 @@ public final class GuardedConnection implements InvocationHandler {
     boolean wholeRollback = name.equals("rollback") && (args == null || args.length == 0);
     if (REFUSED.contains(name) || wholeRollback) {
       throw new UnsupportedOperationException(
-          "Connection." + name + " is not allowed inside a ToolLedger transaction; the engine"
+          "Connection."
+              + name
+              + " is not allowed inside a ToolLedger transaction; the engine"
               + " commits or rolls back the effect together with its operation record");
     }
     if (name.equals("unwrap") || name.equals("isWrapperFor")) {

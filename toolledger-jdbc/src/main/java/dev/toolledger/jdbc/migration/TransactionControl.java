@@ -9,6 +9,8 @@ public interface TransactionControl {
 
   void commit(Connection connection) throws SQLException;
 
-  /** @return false when the connection's state is unknown and it must not be reused */
+  /**
+   * @return false when the connection's state is unknown and it must not be reused
+   */
   boolean rollback(Connection connection);
 }

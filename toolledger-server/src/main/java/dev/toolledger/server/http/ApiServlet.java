@@ -67,7 +67,8 @@ public final class ApiServlet extends HttpServlet {
     this.engine = engine;
     this.tokens = tokens;
     this.reads =
-        reads.stream().collect(Collectors.toUnmodifiableMap(ReadEndpoint::path, Function.identity()));
+        reads.stream()
+            .collect(Collectors.toUnmodifiableMap(ReadEndpoint::path, Function.identity()));
     this.health = health;
     this.maxRequestBytes = maxRequestBytes;
   }
@@ -97,7 +98,11 @@ public final class ApiServlet extends HttpServlet {
       }
       if (path.startsWith(TOOLS_PREFIX)) {
         if (requireMethod(method, "POST", response)) {
-          callTool(principal.get(), Paths.decodeSegment(path.substring(TOOLS_PREFIX.length())), request, response);
+          callTool(
+              principal.get(),
+              Paths.decodeSegment(path.substring(TOOLS_PREFIX.length())),
+              request,
+              response);
         }
       } else if (path.equals(TOOLS)) {
         if (requireMethod(method, "GET", response)) {
@@ -146,14 +151,19 @@ public final class ApiServlet extends HttpServlet {
   }
 
   private void callTool(
-      Principal principal, String toolName, HttpServletRequest request, HttpServletResponse response)
+      Principal principal,
+      String toolName,
+      HttpServletRequest request,
+      HttpServletResponse response)
       throws IOException {
     Optional<RegisteredTool> tool = engine.tools().find(toolName);
     if (tool.isEmpty()) {
       rejected(principal, toolName, ProblemType.UNKNOWN_TOOL);
       problem(
           response,
-          Problem.of(ProblemType.UNKNOWN_TOOL, "no tool is named '" + printable(toolName) + "'; GET /v1/tools lists them"));
+          Problem.of(
+              ProblemType.UNKNOWN_TOOL,
+              "no tool is named '" + printable(toolName) + "'; GET /v1/tools lists them"));
       return;
     }
     List<String> keyHeaders = Collections.list(request.getHeaders("Idempotency-Key"));
@@ -207,7 +217,11 @@ public final class ApiServlet extends HttpServlet {
     }
     Invocation invocation =
         new Invocation(
-            principal.tenant(), key, toolName, parameters, preferredWait(request.getHeaders("Prefer")));
+            principal.tenant(),
+            key,
+            toolName,
+            parameters,
+            preferredWait(request.getHeaders("Prefer")));
     respond(engine.execute(invocation), key, response);
   }
 
@@ -263,13 +277,16 @@ public final class ApiServlet extends HttpServlet {
           response,
           Problem.of(
                   ProblemType.INVALID_PARAMETERS,
-                  "the parameters do not match the tool's schema at " + fields + "; nothing was"
+                  "the parameters do not match the tool's schema at "
+                      + fields
+                      + "; nothing was"
                       + " recorded, so the same key may be used with corrected parameters")
               .with("errors", errors));
     } else if (outcome instanceof ExecutionOutcome.UnknownTool unknown) {
       problem(
           response,
-          Problem.of(ProblemType.UNKNOWN_TOOL, "no tool is named '" + printable(unknown.tool()) + "'"));
+          Problem.of(
+              ProblemType.UNKNOWN_TOOL, "no tool is named '" + printable(unknown.tool()) + "'"));
     } else if (outcome instanceof ExecutionOutcome.Busy busy) {
       response.setHeader("Retry-After", Long.toString(busy.retryAfter().toSeconds()));
       problem(
@@ -378,7 +395,9 @@ public final class ApiServlet extends HttpServlet {
     return mediaType.equals("application/json") || mediaType.endsWith("+json");
   }
 
-  /** {@code Prefer: wait=N} (RFC 7240): the caller's bound on waiting for a concurrent execution. */
+  /**
+   * {@code Prefer: wait=N} (RFC 7240): the caller's bound on waiting for a concurrent execution.
+   */
   static Optional<Duration> preferredWait(java.util.Enumeration<String> headers) {
     Optional<Duration> wait = Optional.empty();
     for (String header : Collections.list(headers)) {
@@ -399,8 +418,8 @@ public final class ApiServlet extends HttpServlet {
     return wait;
   }
 
-  private static void recorded(HttpServletResponse response, StoredResponse stored, boolean replayed)
-      throws IOException {
+  private static void recorded(
+      HttpServletResponse response, StoredResponse stored, boolean replayed) throws IOException {
     response.setHeader(REPLAYED_HEADER, Boolean.toString(replayed));
     write(
         response,

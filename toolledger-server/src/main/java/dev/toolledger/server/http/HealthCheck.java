@@ -3,7 +3,9 @@ package dev.toolledger.server.http;
 /** Whether the server can serve: typically whether the ledger's database answers. */
 @FunctionalInterface
 public interface HealthCheck {
-  /** @return null when healthy, otherwise a short reason (no secrets) */
+  /**
+   * @return null when healthy, otherwise a short reason (no secrets)
+   */
   String problem();
 
   HealthCheck ALWAYS_UP = () -> null;

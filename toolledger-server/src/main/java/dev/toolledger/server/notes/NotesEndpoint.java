@@ -56,7 +56,11 @@ public final class NotesEndpoint implements ReadEndpoint {
             return root;
           }
           last = rs.getLong("id");
-          notes.addObject().put("id", last).put("title", rs.getString("title")).put("body", rs.getString("body"));
+          notes
+              .addObject()
+              .put("id", last)
+              .put("title", rs.getString("title"))
+              .put("body", rs.getString("body"));
         }
       }
     } catch (SQLException e) {
@@ -66,7 +70,8 @@ public final class NotesEndpoint implements ReadEndpoint {
     return root;
   }
 
-  private static long parse(Map<String, String> query, String name, long fallback, long min, long max) {
+  private static long parse(
+      Map<String, String> query, String name, long fallback, long min, long max) {
     String raw = query.get(name);
     if (raw == null) {
       return fallback;

@@ -21,7 +21,8 @@ import java.util.OptionalLong;
  */
 public final class NotesTool implements TransactionalTool {
   public static final String NAME = "create-note";
-  public static final String QUOTA_EXCEEDED = "https://toolledger.dev/problems/notes/quota-exceeded";
+  public static final String QUOTA_EXCEEDED =
+      "https://toolledger.dev/problems/notes/quota-exceeded";
 
   private static final ToolDescriptor DESCRIPTOR =
       ToolDescriptor.builder(NAME, "1")
