@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import org.erdtman.jcs.NumberToJSON;
@@ -62,11 +61,7 @@ public final class CanonicalJson {
   }
 
   private static void writeObject(JsonNode node, StringBuilder out) {
-    List<Map.Entry<String, JsonNode>> fields = new ArrayList<>(node.size());
-    Iterator<Map.Entry<String, JsonNode>> it = node.fields();
-    while (it.hasNext()) {
-      fields.add(it.next());
-    }
+    List<Map.Entry<String, JsonNode>> fields = new ArrayList<>(node.properties());
     fields.sort(Map.Entry.comparingByKey());
     out.append('{');
     boolean first = true;
