@@ -39,7 +39,7 @@ import org.sqlite.SQLiteDataSource;
 
 /**
  * The ledger on a JDBC database: SQLite (embedded, the default) or PostgreSQL (shared by many
- * nodes). Open one with {@link #sqlite(SqliteOptions)}.
+ * nodes). Open one with {@link #sqlite(SqliteOptions)} or {@link #postgres(PostgresOptions)}.
  *
  * <p>Writes run in one transaction each; the primary key on (tenant, op_key) decides which caller
  * owns a key. Reads for replays use no write lock. Errors that a fresh attempt may not meet (busy
@@ -88,6 +88,40 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore {
             dataSource,
             new SqliteSupport(options.busyTimeout()),
             "sqlite:" + options.path().toAbsolutePath());
+    store.migrate(options.migrations());
+    return store;
+  }
+
+  /**
+   * Opens a pool on a PostgreSQL database and applies pending migrations. Several nodes may do
+   * this at the same time on the same fresh database; each migration is applied by exactly one.
+   *
+   * <p>Connections run at READ COMMITTED (set on the pool, whatever the server's default): see
+   * {@code docs/postgresql.md} for why.
+   */
+  public static JdbcLedgerStore postgres(PostgresOptions options) {
+    HikariConfig pool = new HikariConfig();
+    pool.setDriverClassName("org.postgresql.Driver");
+    pool.setJdbcUrl(options.url());
+    options.user().ifPresent(pool::setUsername);
+    options.password().ifPresent(pool::setPassword);
+    pool.setPoolName("toolledger-postgresql");
+    pool.setMaximumPoolSize(options.poolSize());
+    pool.setMinimumIdle(Math.min(2, options.poolSize()));
+    pool.setAutoCommit(true);
+    pool.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+    pool.setConnectionTimeout(options.connectionTimeout().toMillis());
+    String description = "postgresql:" + options.redactedUrl().substring(PostgresOptions.URL_PREFIX.length());
+    HikariDataSource dataSource;
+    try {
+      dataSource = new HikariDataSource(pool);
+    } catch (RuntimeException e) {
+      // Hikari fails fast when the first connection cannot be made; its message is the driver's,
+      // which names the host but never the password.
+      throw new StoreException(
+          "cannot connect to the ledger database " + description + ": " + e.getMessage(), e);
+    }
+    JdbcLedgerStore store = new JdbcLedgerStore(dataSource, new PostgresSupport(), description);
     store.migrate(options.migrations());
     return store;
   }
@@ -158,8 +192,15 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore {
     try (Connection connection = dataSource.getConnection()) {
       dialect.begin(connection);
       try {
-        T result = work.run(new JdbcTransaction(connection));
-        connection.commit();
+        JdbcTransaction transaction = new JdbcTransaction(connection);
+        T result = work.run(transaction);
+        if (transaction.rollbackOnly) {
+          // A claim that ran out of wait aborted the transaction on PostgreSQL; it wrote nothing,
+          // and a COMMIT would be turned into a rollback anyway. Say what happens.
+          connection.rollback();
+        } else {
+          connection.commit();
+        }
         return result;
       } catch (Throwable failure) {
         rollbackQuietly(connection, failure);
@@ -382,6 +423,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore {
   private final class JdbcTransaction implements LedgerTransaction {
     private final Connection connection;
     private final Connection guarded;
+    private boolean rollbackOnly;
 
     JdbcTransaction(Connection connection) {
       this.connection = connection;
@@ -417,10 +459,12 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore {
           inserted = ps.executeUpdate();
         } catch (SQLException e) {
           if (dialect.isClaimWaitExceeded(e)) {
+            rollbackOnly = true;
             return new ClaimResult.Contended();
           }
           throw e;
         }
+        dialect.afterClaim(connection);
         if (inserted == 1) {
           return new ClaimResult.Claimed();
         }
