@@ -190,7 +190,16 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore {
           "another writer held the database past the busy timeout", null);
     }
     try (Connection connection = dataSource.getConnection()) {
-      dialect.begin(connection);
+      try {
+        dialect.begin(connection);
+      } catch (SQLException | RuntimeException e) {
+        // xerial's setAutoCommit(false) clears its auto-commit flag before its BEGIN IMMEDIATE;
+        // when the BEGIN fails (SQLITE_BUSY) the connection says "in a transaction" while none is
+        // open, and the pool, which saw the call fail, does not reset it. Reused, it would commit
+        // every statement on its own. A connection in an unknown state is never reused.
+        discard(connection, e);
+        throw e;
+      }
       try {
         JdbcTransaction transaction = new JdbcTransaction(connection);
         T result = work.run(transaction);
@@ -203,7 +212,9 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore {
         }
         return result;
       } catch (Throwable failure) {
-        rollbackQuietly(connection, failure);
+        if (!rollbackQuietly(connection, failure)) {
+          discard(connection, failure);
+        }
         throw failure;
       }
     } catch (Throwable failure) {
@@ -269,10 +280,21 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore {
         e);
   }
 
-  private static void rollbackQuietly(Connection connection, Throwable failure) {
+  private static boolean rollbackQuietly(Connection connection, Throwable failure) {
     try {
       connection.rollback();
+      return true;
     } catch (SQLException e) {
+      failure.addSuppressed(e);
+      return false;
+    }
+  }
+
+  /** Closes the physical connection instead of returning it to the pool. */
+  private void discard(Connection connection, Throwable failure) {
+    try {
+      dataSource.evictConnection(connection);
+    } catch (RuntimeException e) {
       failure.addSuppressed(e);
     }
   }
