@@ -37,7 +37,7 @@ class PostgresStoreTest {
     ExecutorService threads = Executors.newFixedThreadPool(nodes);
     try {
       // Several rounds, each on a fresh schema, so that different interleavings get a chance.
-      for (int round = 0; round < 3; round++) {
+      for (int round = 0; round < 5; round++) {
         try (PostgresTestDatabase database = PostgresTestDatabase.create()) {
           CyclicBarrier together = new CyclicBarrier(nodes);
           List<Future<JdbcLedgerStore>> opening = new ArrayList<>();
