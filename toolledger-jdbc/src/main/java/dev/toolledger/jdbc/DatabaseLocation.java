@@ -144,7 +144,8 @@ public sealed interface DatabaseLocation {
 
     @Override
     public String description() {
-      return "postgresql:" + PostgresOptions.redact(url).substring(PostgresOptions.URL_PREFIX.length());
+      String redacted = PostgresOptions.redact(url);
+      return "postgresql:" + redacted.substring(PostgresOptions.URL_PREFIX.length());
     }
 
     @Override

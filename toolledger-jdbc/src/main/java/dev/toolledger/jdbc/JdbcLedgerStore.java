@@ -111,7 +111,8 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore {
     pool.setAutoCommit(true);
     pool.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
     pool.setConnectionTimeout(options.connectionTimeout().toMillis());
-    String description = "postgresql:" + options.redactedUrl().substring(PostgresOptions.URL_PREFIX.length());
+    String description =
+        "postgresql:" + options.redactedUrl().substring(PostgresOptions.URL_PREFIX.length());
     HikariDataSource dataSource;
     try {
       dataSource = new HikariDataSource(pool);

@@ -100,7 +100,9 @@ class PostgresTransientFailureTest {
 
   private static void insertItem(TransactionContext context, String name) throws SQLException {
     try (PreparedStatement ps =
-        context.connection().prepareStatement("INSERT INTO test_items (tenant, name) VALUES (?, ?)")) {
+        context
+            .connection()
+            .prepareStatement("INSERT INTO test_items (tenant, name) VALUES (?, ?)")) {
       ps.setString(1, context.tenant().value());
       ps.setString(2, name);
       ps.executeUpdate();
