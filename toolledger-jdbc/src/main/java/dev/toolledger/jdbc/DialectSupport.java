@@ -50,6 +50,9 @@ abstract class DialectSupport implements TransactionControl {
   /** Bounds how long the next claim may wait for a concurrent claimer of the same key. */
   void beforeClaim(Connection connection, Duration maxWait) throws SQLException {}
 
+  /** Undoes {@link #beforeClaim} for the rest of the transaction once the claim has returned. */
+  void afterClaim(Connection connection) throws SQLException {}
+
   /** Whether this error means the claim's wait for a concurrent claimer ran out. */
   boolean isClaimWaitExceeded(SQLException e) {
     return false;

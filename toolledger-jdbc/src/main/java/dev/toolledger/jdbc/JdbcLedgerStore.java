@@ -39,7 +39,7 @@ import org.sqlite.SQLiteDataSource;
 
 /**
  * The ledger on a JDBC database: SQLite (embedded, the default) or PostgreSQL (shared by many
- * nodes). Open one with {@link #sqlite(SqliteOptions)}.
+ * nodes). Open one with {@link #sqlite(SqliteOptions)} or {@link #postgres(PostgresOptions)}.
  *
  * <p>Writes run in one transaction each; the primary key on (tenant, op_key) decides which caller
  * owns a key. Reads for replays use no write lock. Errors that a fresh attempt may not meet (busy
@@ -87,6 +87,41 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore {
             dataSource,
             new SqliteSupport(options.busyTimeout()),
             "sqlite:" + options.path().toAbsolutePath());
+    store.migrate(options.migrations());
+    return store;
+  }
+
+  /**
+   * Opens a pool on a PostgreSQL database and applies pending migrations. Several nodes may do this
+   * at the same time on the same fresh database; each migration is applied by exactly one.
+   *
+   * <p>Connections run at READ COMMITTED (set on the pool, whatever the server's default): see
+   * {@code docs/postgresql.md} for why.
+   */
+  public static JdbcLedgerStore postgres(PostgresOptions options) {
+    HikariConfig pool = new HikariConfig();
+    pool.setDriverClassName("org.postgresql.Driver");
+    pool.setJdbcUrl(options.url());
+    options.user().ifPresent(pool::setUsername);
+    options.password().ifPresent(pool::setPassword);
+    pool.setPoolName("toolledger-postgresql");
+    pool.setMaximumPoolSize(options.poolSize());
+    pool.setMinimumIdle(Math.min(2, options.poolSize()));
+    pool.setAutoCommit(true);
+    pool.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+    pool.setConnectionTimeout(options.connectionTimeout().toMillis());
+    String description =
+        "postgresql:" + options.redactedUrl().substring(PostgresOptions.URL_PREFIX.length());
+    HikariDataSource dataSource;
+    try {
+      dataSource = new HikariDataSource(pool);
+    } catch (RuntimeException e) {
+      // Hikari fails fast when the first connection cannot be made; its message is the driver's,
+      // which names the host but never the password.
+      throw new StoreException(
+          "cannot connect to the ledger database " + description + ": " + e.getMessage(), e);
+    }
+    JdbcLedgerStore store = new JdbcLedgerStore(dataSource, new PostgresSupport(), description);
     store.migrate(options.migrations());
     return store;
   }
@@ -155,15 +190,32 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore {
           "another writer held the database past the busy timeout", null);
     }
     try (Connection connection = dataSource.getConnection()) {
-      dialect.begin(connection);
       try {
-        T result = work.run(new JdbcTransaction(connection));
-        dialect.commit(connection);
+        dialect.begin(connection);
+      } catch (SQLException | RuntimeException e) {
+        // A connection whose transaction could not begin is in a state we cannot vouch for (the
+        // xerial driver, for one, believes it is in a transaction after a busy BEGIN through
+        // setAutoCommit). Never hand it to another caller.
+        discard(connection, e);
+        throw e;
+      }
+      try {
+        JdbcTransaction transaction = new JdbcTransaction(connection);
+        T result = work.run(transaction);
+        if (transaction.rollbackOnly) {
+          // A claim that ran out of wait aborted the transaction on PostgreSQL; it wrote nothing,
+          // and a COMMIT would be turned into a rollback anyway. Say what happens.
+          if (!dialect.rollback(connection)) {
+            discard(connection, new IllegalStateException("rollback failed"));
+          }
+        } else {
+          dialect.commit(connection);
+        }
         return result;
       } catch (Throwable failure) {
         if (!dialect.rollback(connection)) {
           // The transaction's state is unknown: never hand this connection to another caller.
-          dataSource.evictConnection(connection);
+          discard(connection, failure);
         }
         throw failure;
       }
@@ -228,6 +280,15 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore {
             + "): "
             + e.getMessage(),
         e);
+  }
+
+  /** Closes the physical connection instead of returning it to the pool. */
+  private void discard(Connection connection, Throwable failure) {
+    try {
+      dataSource.evictConnection(connection);
+    } catch (RuntimeException e) {
+      failure.addSuppressed(e);
+    }
   }
 
   private static Optional<OperationRecord> select(
@@ -379,6 +440,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore {
   private final class JdbcTransaction implements LedgerTransaction {
     private final Connection connection;
     private final Connection guarded;
+    private boolean rollbackOnly;
 
     JdbcTransaction(Connection connection) {
       this.connection = connection;
@@ -414,10 +476,12 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore {
           inserted = ps.executeUpdate();
         } catch (SQLException e) {
           if (dialect.isClaimWaitExceeded(e)) {
+            rollbackOnly = true;
             return new ClaimResult.Contended();
           }
           throw e;
         }
+        dialect.afterClaim(connection);
         if (inserted == 1) {
           return new ClaimResult.Claimed();
         }
