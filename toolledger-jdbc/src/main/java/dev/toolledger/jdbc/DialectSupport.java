@@ -13,6 +13,20 @@ abstract class DialectSupport implements TransactionControl {
   abstract SqlDialect kind();
 
   /**
+   * An SQL expression for the database clock's current time in epoch milliseconds. Leases and
+   * outbox due times are judged by it, so nodes with skewed clocks agree.
+   */
+  abstract String nowMillis();
+
+  /**
+   * The row-locking clause that lets several relays claim disjoint batches of a queue without
+   * waiting for each other; empty where one writer at a time makes it unnecessary.
+   */
+  String skipLocked() {
+    return "";
+  }
+
+  /**
    * Waits for this process's turn to write, if the database allows only one writer.
    *
    * @return false when the turn did not come within the store's busy timeout

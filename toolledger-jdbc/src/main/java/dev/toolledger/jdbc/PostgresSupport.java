@@ -32,6 +32,16 @@ final class PostgresSupport extends DialectSupport {
   }
 
   @Override
+  String nowMillis() {
+    return "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)";
+  }
+
+  @Override
+  String skipLocked() {
+    return " FOR UPDATE SKIP LOCKED";
+  }
+
+  @Override
   boolean enterWrite() {
     return true;
   }
