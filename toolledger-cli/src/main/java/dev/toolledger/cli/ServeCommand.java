@@ -1,6 +1,7 @@
 package dev.toolledger.cli;
 
 import dev.toolledger.core.engine.EngineConfig;
+import dev.toolledger.core.store.SqlDialect;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.server.ServerConfig;
 import dev.toolledger.server.ToolLedgerApp;
@@ -88,14 +89,10 @@ final class ServeCommand implements Callable<Integer> {
                   stopped.countDown();
                 },
                 "toolledger-shutdown"));
+    String durability =
+        store.dialect() == SqlDialect.SQLITE ? ", synchronous=" + database.synchronous : "";
     System.out.println(
-        "toolledger: serving "
-            + app.uri()
-            + " (ledger "
-            + store.description()
-            + ", synchronous="
-            + database.synchronous
-            + ")");
+        "toolledger: serving " + app.uri() + " (ledger " + store.description() + durability + ")");
     System.out.flush();
     stopped.await();
     return 0;

@@ -195,7 +195,8 @@ public final class AttachmentService implements AutoCloseable {
         problem(
             response,
             Problem.of(
-                ProblemType.INVALID_PARAMETERS, "send {\"tenant\": string, \"noteId\": integer, \"text\": string}"));
+                ProblemType.INVALID_PARAMETERS,
+                "send {\"tenant\": string, \"noteId\": integer, \"text\": string}"));
         return;
       }
       Instant now = clock.instant();

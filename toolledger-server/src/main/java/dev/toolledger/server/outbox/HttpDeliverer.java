@@ -60,10 +60,7 @@ public final class HttpDeliverer implements Deliverer {
     }
     if (status >= 500 || status == 408 || status == 409 || status == 425 || status == 429) {
       Optional<Duration> retryAfter =
-          response
-              .headers()
-              .firstValue("Retry-After")
-              .flatMap(HttpDeliverer::seconds);
+          response.headers().firstValue("Retry-After").flatMap(HttpDeliverer::seconds);
       return new DeliveryResult.Retry("HTTP " + status, retryAfter);
     }
     return new DeliveryResult.Refused("HTTP " + status);
@@ -72,7 +69,9 @@ public final class HttpDeliverer implements Deliverer {
   private static Optional<Duration> seconds(String value) {
     try {
       long seconds = Long.parseLong(value.strip());
-      return seconds >= 0 ? Optional.of(Duration.ofSeconds(Math.min(seconds, 3600))) : Optional.empty();
+      return seconds >= 0
+          ? Optional.of(Duration.ofSeconds(Math.min(seconds, 3600)))
+          : Optional.empty();
     } catch (NumberFormatException e) {
       return Optional.empty();
     }
