@@ -3,6 +3,7 @@ package dev.toolledger.server;
 import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.jdbc.JdbcLedgerStore;
+import dev.toolledger.jdbc.PostgresOptions;
 import dev.toolledger.jdbc.SqliteOptions;
 import dev.toolledger.jdbc.testing.PostgresTestDatabase;
 import dev.toolledger.server.notes.NotesSchema;
@@ -32,10 +33,19 @@ final class Cluster implements AutoCloseable {
     for (int i = 0; i < nodes; i++) {
       JdbcLedgerStore store =
           JdbcLedgerStore.postgres(
-              database.options().poolSize(10).migrations(NotesSchema.migrations()).build());
+              PostgresOptions.builder(
+                      database.url() + "&ApplicationName=" + applicationName(database))
+                  .poolSize(10)
+                  .migrations(NotesSchema.migrations())
+                  .build());
       cluster.add(store, "node-" + (i + 1), customize);
     }
     return cluster;
+  }
+
+  /** The name the cluster's connections show in pg_stat_activity: the test's schema. */
+  static String applicationName(PostgresTestDatabase database) {
+    return database.schema();
   }
 
   static Cluster sqlite(Path file, UnaryOperator<ToolLedgerApp.Builder> customize) {

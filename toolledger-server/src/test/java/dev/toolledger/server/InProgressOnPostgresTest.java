@@ -89,11 +89,13 @@ class InProgressOnPostgresTest {
                     "Prefer",
                     "wait=30"));
     // The duplicate is parked on the unique index behind the first transaction: the server says
-    // a backend of this database waits for a lock.
+    // one of this cluster's backends waits for a lock.
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (cluster.count(
             "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-                + " AND datname = current_database()")
+                + " AND application_name = '"
+                + Cluster.applicationName(database)
+                + "'")
         == 0) {
       assertThat(System.nanoTime()).as("the duplicate never waited").isLessThan(deadline);
       Thread.sleep(20);
