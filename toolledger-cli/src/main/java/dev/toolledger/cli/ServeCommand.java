@@ -58,6 +58,28 @@ final class ServeCommand implements Callable<Integer> {
           "Refuse more than N notes per tenant (a recorded business error). Default: none.")
   Long notesQuota;
 
+  @Option(
+      names = "--attachments-url",
+      paramLabel = "URL",
+      description =
+          "Where note attachments are delivered (e.g. http://127.0.0.1:8090/v1/attachments, see"
+              + " 'toolledger attachments serve'). When set, create-note accepts an 'attachment'"
+              + " and commits an outbox event with the note. Default: none.")
+  java.net.URI attachmentsUrl;
+
+  @Option(
+      names = "--relay",
+      negatable = true,
+      defaultValue = "true",
+      fallbackValue = "true",
+      description = "Run an outbox relay on this node (default: ${DEFAULT-VALUE}).")
+  boolean relay;
+
+  private NotesTool notes() {
+    NotesTool notes = notesQuota == null ? NotesTool.unlimited() : NotesTool.withQuota(notesQuota);
+    return attachmentsUrl == null ? notes : notes.withAttachments(attachmentsUrl);
+  }
+
   @Override
   public Integer call() throws Exception {
     JdbcLedgerStore store = database.open();
@@ -72,7 +94,8 @@ final class ServeCommand implements Callable<Integer> {
                       .maxRequestBytes(maxRequestBytes)
                       .build())
               .engineConfig(EngineConfig.builder().maxWait(maxWait).build())
-              .notes(notesQuota == null ? NotesTool.unlimited() : NotesTool.withQuota(notesQuota))
+              .notes(notes())
+              .relayEnabled(relay)
               .start();
     } catch (RuntimeException e) {
       store.close();

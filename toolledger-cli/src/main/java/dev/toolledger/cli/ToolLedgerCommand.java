@@ -8,5 +8,11 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     description = "Makes AI-agent write tools safe to retry.",
-    subcommands = {ServeCommand.class, TokensCommand.class, DemoCommand.class})
+    subcommands = {
+      ServeCommand.class,
+      TokensCommand.class,
+      OutboxCommand.class,
+      AttachmentsCommand.class,
+      DemoCommand.class
+    })
 final class ToolLedgerCommand {}

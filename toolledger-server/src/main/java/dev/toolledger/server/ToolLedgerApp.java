@@ -2,6 +2,8 @@ package dev.toolledger.server;
 
 import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.engine.LedgerEngine;
+import dev.toolledger.core.engine.RecoveryWorker;
+import dev.toolledger.core.outbox.OutboxRelay;
 import dev.toolledger.core.tool.Tool;
 import dev.toolledger.core.tool.ToolRegistry;
 import dev.toolledger.jdbc.JdbcLedgerStore;
@@ -9,11 +11,14 @@ import dev.toolledger.server.auth.Tokens;
 import dev.toolledger.server.http.DatabaseHealthCheck;
 import dev.toolledger.server.notes.NotesEndpoint;
 import dev.toolledger.server.notes.NotesTool;
+import dev.toolledger.server.outbox.HttpDeliverer;
 import java.net.URI;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 /**
@@ -28,13 +33,22 @@ public final class ToolLedgerApp implements AutoCloseable {
   private final LedgerEngine engine;
   private final Tokens tokens;
   private final ToolLedgerServer server;
+  private final Optional<OutboxRelay> relay;
+  private final Optional<RecoveryWorker> recovery;
 
   private ToolLedgerApp(
-      JdbcLedgerStore store, LedgerEngine engine, Tokens tokens, ToolLedgerServer server) {
+      JdbcLedgerStore store,
+      LedgerEngine engine,
+      Tokens tokens,
+      ToolLedgerServer server,
+      Optional<OutboxRelay> relay,
+      Optional<RecoveryWorker> recovery) {
     this.store = store;
     this.engine = engine;
     this.tokens = tokens;
     this.server = server;
+    this.relay = relay;
+    this.recovery = recovery;
   }
 
   public static Builder builder(JdbcLedgerStore store) {
@@ -57,10 +71,15 @@ public final class ToolLedgerApp implements AutoCloseable {
     return tokens;
   }
 
-  /** Stops the HTTP server gracefully; requests in flight finish first. */
+  /**
+   * Stops the HTTP server gracefully (requests in flight finish first), then the background
+   * workers. Undelivered outbox events stay in the database for the next start.
+   */
   @Override
   public void close() {
     server.close();
+    relay.ifPresent(OutboxRelay::close);
+    recovery.ifPresent(RecoveryWorker::close);
   }
 
   /** Assembles a node. */
@@ -72,6 +91,9 @@ public final class ToolLedgerApp implements AutoCloseable {
     private NotesTool notes = NotesTool.unlimited();
     private final List<Tool> extraTools = new ArrayList<>();
     private UnaryOperator<Tool> toolDecorator = UnaryOperator.identity();
+    private boolean relayEnabled = true;
+    private UnaryOperator<OutboxRelay.Builder> relayOptions = UnaryOperator.identity();
+    private Duration recoveryInterval = RecoveryWorker.DEFAULT_INTERVAL;
 
     private Builder(JdbcLedgerStore store) {
       this.store = Objects.requireNonNull(store, "store");
@@ -113,6 +135,30 @@ public final class ToolLedgerApp implements AutoCloseable {
       return this;
     }
 
+    /** Whether this node runs an outbox relay. Default true. */
+    public Builder relayEnabled(boolean relayEnabled) {
+      this.relayEnabled = relayEnabled;
+      return this;
+    }
+
+    /** Adjusts the relay's settings (backoff, attempts, poll interval). */
+    public Builder relay(UnaryOperator<OutboxRelay.Builder> relayOptions) {
+      this.relayOptions = Objects.requireNonNull(relayOptions, "relayOptions");
+      return this;
+    }
+
+    /**
+     * Pause between recovery passes over expired claims; zero turns recovery off on this node.
+     * Default 2 seconds.
+     */
+    public Builder recoveryInterval(Duration recoveryInterval) {
+      if (recoveryInterval == null || recoveryInterval.isNegative()) {
+        throw new IllegalArgumentException("recoveryInterval must be zero or positive");
+      }
+      this.recoveryInterval = recoveryInterval;
+      return this;
+    }
+
     public ToolLedgerApp start() {
       List<Tool> tools = new ArrayList<>();
       tools.add(toolDecorator.apply(notes));
@@ -126,7 +172,22 @@ public final class ToolLedgerApp implements AutoCloseable {
               .readEndpoint(new NotesEndpoint(store.dataSource()))
               .health(new DatabaseHealthCheck(store.dataSource()))
               .start();
-      return new ToolLedgerApp(store, engine, tokens, server);
+      Optional<OutboxRelay> relay =
+          relayEnabled
+              ? Optional.of(
+                  relayOptions
+                      .apply(
+                          OutboxRelay.builder(
+                                  store, new HttpDeliverer(HttpDeliverer.DEFAULT_TIMEOUT))
+                              .owner(engineConfig.nodeId()))
+                      .build()
+                      .start())
+              : Optional.empty();
+      Optional<RecoveryWorker> recovery =
+          recoveryInterval.isZero()
+              ? Optional.empty()
+              : Optional.of(RecoveryWorker.start(engine, recoveryInterval, 100));
+      return new ToolLedgerApp(store, engine, tokens, server, relay, recovery);
     }
   }
 }
