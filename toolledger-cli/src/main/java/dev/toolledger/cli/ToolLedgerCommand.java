@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
       TokensCommand.class,
       OutboxCommand.class,
       AttachmentsCommand.class,
-      DemoCommand.class
+      DemoCommand.class,
+      BenchCommand.class
     })
 final class ToolLedgerCommand {}

@@ -34,6 +34,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -53,6 +54,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
   private final HikariDataSource dataSource;
   private final DialectSupport dialect;
   private final String description;
+  private final AtomicLong writeTransactions = new AtomicLong();
 
   private JdbcLedgerStore(HikariDataSource dataSource, DialectSupport dialect, String description) {
     this.dataSource = dataSource;
@@ -165,6 +167,14 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
     }
   }
 
+  /**
+   * Write transactions begun since the store opened, committed or not: a replay must not add to it.
+   * For benchmarks and metrics.
+   */
+  public long writeTransactions() {
+    return writeTransactions.get();
+  }
+
   /** The pool, for tools' own reads outside the engine. */
   public DataSource dataSource() {
     return dataSource;
@@ -244,6 +254,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
       throw new TransientStoreException(
           "another writer held the database past the busy timeout", null);
     }
+    writeTransactions.incrementAndGet();
     try (Connection connection = dataSource.getConnection()) {
       try {
         dialect.begin(connection);

@@ -1,0 +1,182 @@
+package dev.toolledger.bench;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.toolledger.core.json.Json;
+import java.awt.Color;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.jfree.chart.ChartFactory;
+import org.jfree.chart.ChartUtils;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.axis.CategoryLabelPositions;
+import org.jfree.chart.plot.PlotOrientation;
+import org.jfree.data.category.DefaultCategoryDataset;
+
+/** The figures of one run: per scenario, the ratios against the targets, the disk's limit. */
+public final class BenchReport {
+  final List<Measurement> results = new ArrayList<>();
+  final Map<String, Double> disk = new LinkedHashMap<>();
+  final Map<String, Double> writesPerReplay = new LinkedHashMap<>();
+
+  /** A ratio between two scenarios of one configuration, with the target it must meet. */
+  public record Ratio(String name, double value, double target) {
+    boolean met() {
+      return value >= target;
+    }
+  }
+
+  Optional<Measurement> find(String store, String scenario, int threads) {
+    return results.stream()
+        .filter(m -> m.store.equals(store) && m.scenario.equals(scenario) && m.threads == threads)
+        .findFirst();
+  }
+
+  /** Every ratio the targets name, for every configuration that was measured. */
+  public List<Ratio> ratios() {
+    List<Ratio> ratios = new ArrayList<>();
+    int maxThreads = results.stream().mapToInt(m -> m.threads).max().orElse(1);
+    for (String store : stores()) {
+      for (int threads : threads()) {
+        ratio(
+            ratios,
+            store,
+            threads,
+            "keyed-create",
+            "bare-insert",
+            store.equals("sqlite-normal") ? 0 : 0.9);
+        ratio(ratios, store, threads, "keyed-create", "two-phase", 2);
+        ratio(ratios, store, threads, "replay", "keyed-create", 5);
+        if (threads == maxThreads) {
+          ratio(ratios, store, threads, "http-keyed-create", "keyed-create", 0.7);
+        }
+      }
+    }
+    return ratios;
+  }
+
+  private void ratio(
+      List<Ratio> ratios, String store, int threads, String a, String b, double target) {
+    Optional<Measurement> ma = find(store, a, threads);
+    Optional<Measurement> mb = find(store, b, threads);
+    if (ma.isPresent() && mb.isPresent() && mb.get().opsPerSec() > 0) {
+      ratios.add(
+          new Ratio(
+              store + "/" + threads + "/" + a + ":" + b,
+              ma.get().opsPerSec() / mb.get().opsPerSec(),
+              target));
+    }
+  }
+
+  List<String> stores() {
+    return results.stream().map(m -> m.store).distinct().toList();
+  }
+
+  List<Integer> threads() {
+    return results.stream().map(m -> m.threads).distinct().sorted().toList();
+  }
+
+  /** The table, the ratios and the disk's limit, for people. */
+  public void print(PrintStream out) {
+    out.printf(
+        "%-14s %7s  %-18s %11s %9s %9s %8s%n",
+        "store", "threads", "scenario", "ops/s", "p50 ms", "p99 ms", "errors");
+    for (Measurement m : results) {
+      out.printf(
+          "%-14s %7d  %-18s %11.1f %9.3f %9.3f %8d%n",
+          m.store, m.threads, m.scenario, m.opsPerSec(), m.p50Ms(), m.p99Ms(), m.failures);
+    }
+    out.println();
+    out.printf("%-56s %8s %8s%n", "ratio (store/threads/a:b)", "value", "target");
+    for (Ratio ratio : ratios()) {
+      out.printf(
+          "%-56s %8.2f %8s %s%n",
+          ratio.name(),
+          ratio.value(),
+          ratio.target() > 0 ? ">= " + ratio.target() : "-",
+          ratio.target() > 0 ? (ratio.met() ? "met" : "NOT MET") : "");
+    }
+    out.println();
+    for (Map.Entry<String, Double> entry : writesPerReplay.entrySet()) {
+      out.printf("%s: write transactions per replay: %.3f%n", entry.getKey(), entry.getValue());
+    }
+    for (Map.Entry<String, Double> entry : disk.entrySet()) {
+      String store = entry.getKey();
+      double limit = entry.getValue();
+      out.printf("%s: the disk takes %.0f synchronous writes/s%n", store, limit);
+      for (String scenario : List.of("bare-insert", "keyed-create")) {
+        find(store, scenario, 1)
+            .ifPresent(
+                m ->
+                    out.printf(
+                        "  %s at 1 thread: %.0f durable commits/s = %.2f of the disk's limit%n",
+                        scenario, m.opsPerSec(), m.opsPerSec() / limit));
+      }
+    }
+  }
+
+  /** {@code {"results": [...], "ratios": {...}, "disk": {...}, "writesPerReplay": {...}}}. */
+  public void writeJson(Path file) throws IOException {
+    ObjectNode root = Json.object();
+    ArrayNode list = root.putArray("results");
+    for (Measurement m : results) {
+      list.addObject()
+          .put("store", m.store)
+          .put("scenario", m.scenario)
+          .put("threads", m.threads)
+          .put("opsPerSec", round(m.opsPerSec()))
+          .put("p50Ms", round(m.p50Ms()))
+          .put("p99Ms", round(m.p99Ms()))
+          .put("errors", m.failures);
+    }
+    ObjectNode ratios = root.putObject("ratios");
+    for (Ratio ratio : ratios()) {
+      ratios.put(ratio.name(), round(ratio.value()));
+    }
+    ObjectNode diskJson = root.putObject("disk");
+    disk.forEach((store, rate) -> diskJson.put(store + "/syncWritesPerSec", round(rate)));
+    ObjectNode replayWrites = root.putObject("writesPerReplay");
+    writesPerReplay.forEach(replayWrites::put);
+    Files.writeString(
+        file,
+        Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n",
+        StandardCharsets.UTF_8);
+  }
+
+  /** A bar chart of ops/s: one group per scenario, one bar per store and thread count. */
+  public void writeChart(Path file) throws IOException {
+    DefaultCategoryDataset data = new DefaultCategoryDataset();
+    for (Measurement m : results) {
+      data.addValue(
+          m.opsPerSec(),
+          m.store + ", " + m.threads + (m.threads == 1 ? " thread" : " threads"),
+          m.scenario);
+    }
+    JFreeChart chart =
+        ChartFactory.createBarChart(
+            "ToolLedger: operations per second by scenario",
+            "scenario",
+            "operations per second (higher is better)",
+            data,
+            PlotOrientation.VERTICAL,
+            true,
+            false,
+            false);
+    chart.setBackgroundPaint(Color.WHITE);
+    chart.getCategoryPlot().setBackgroundPaint(new Color(248, 248, 248));
+    chart.getCategoryPlot().getDomainAxis().setCategoryLabelPositions(CategoryLabelPositions.UP_45);
+    ChartUtils.saveChartAsPNG(file.toFile(), chart, 1200, 700);
+  }
+
+  private static double round(double value) {
+    return Math.round(value * 1000) / 1000.0;
+  }
+}

@@ -1,0 +1,290 @@
+package dev.toolledger.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.toolledger.core.engine.ExecutionOutcome;
+import dev.toolledger.core.fingerprint.Fingerprinter;
+import dev.toolledger.core.json.Json;
+import dev.toolledger.core.schema.Validation;
+import dev.toolledger.core.tool.ToolRegistry.RegisteredTool;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** The scenarios of a target; see the README's benchmark section for what each measures. */
+final class Scenarios {
+  private Scenarios() {}
+
+  static List<Scenario> all(Target target) {
+    HttpClient http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+    AtomicLong keys = target.keys;
+    return List.of(
+        new BareInsert(target),
+        new KeyedCreate(target, keys),
+        new Replay(target),
+        new TwoPhase(target, keys),
+        new HttpKeyedCreate(target, http, keys),
+        new HttpReplay(target, http));
+  }
+
+  /** The note insert alone, one transaction each, no ledger: the floor. */
+  static final class BareInsert implements Scenario {
+    private final Target target;
+
+    BareInsert(Target target) {
+      this.target = target;
+    }
+
+    @Override
+    public String name() {
+      return "bare-insert";
+    }
+
+    @Override
+    public void run(int thread, long sequence) {
+      target.store.inTransaction(
+          tx -> {
+            try (PreparedStatement ps =
+                tx.connection()
+                    .prepareStatement(
+                        "INSERT INTO notes (tenant, title, body, created_at) VALUES (?, ?, ?, ?)"
+                            + " RETURNING id")) {
+              ps.setString(1, Target.TENANT.value());
+              ps.setString(2, "benchmark note");
+              ps.setString(3, "a note of ordinary size");
+              ps.setLong(4, System.currentTimeMillis());
+              try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+              }
+            }
+          });
+    }
+  }
+
+  /** create-note through the engine, a new key each time. */
+  static final class KeyedCreate implements Scenario {
+    private final Target target;
+    private final AtomicLong keys;
+
+    KeyedCreate(Target target, AtomicLong keys) {
+      this.target = target;
+      this.keys = keys;
+    }
+
+    @Override
+    public String name() {
+      return "keyed-create";
+    }
+
+    @Override
+    public void run(int thread, long sequence) {
+      ExecutionOutcome outcome =
+          target.app.engine().execute(Target.invocation(newKey(target, keys)));
+      if (!(outcome instanceof ExecutionOutcome.Executed)) {
+        throw new IllegalStateException("keyed-create answered " + outcome.kind());
+      }
+    }
+  }
+
+  /** Identical retries of completed operations. */
+  static final class Replay implements Scenario {
+    private final Target target;
+
+    Replay(Target target) {
+      this.target = target;
+    }
+
+    @Override
+    public String name() {
+      return "replay";
+    }
+
+    @Override
+    public void run(int thread, long sequence) {
+      ExecutionOutcome outcome =
+          target
+              .app
+              .engine()
+              .execute(
+                  Target.invocation(
+                      target.replayKey((int) ((sequence * 31 + thread) % Target.REPLAY_KEYS))));
+      if (!(outcome instanceof ExecutionOutcome.Replayed)) {
+        throw new IllegalStateException("replay answered " + outcome.kind());
+      }
+    }
+  }
+
+  /**
+   * The common alternative: claim the key in one transaction, perform the effect in a second, mark
+   * it completed in a third. Same validation and fingerprint as the engine, so that only the
+   * transaction design differs.
+   */
+  static final class TwoPhase implements Scenario {
+    private final Target target;
+    private final AtomicLong keys;
+    private final RegisteredTool notes;
+
+    TwoPhase(Target target, AtomicLong keys) {
+      this.target = target;
+      this.keys = keys;
+      this.notes = target.app.engine().tools().find("create-note").orElseThrow();
+    }
+
+    @Override
+    public String name() {
+      return "two-phase";
+    }
+
+    @Override
+    public void run(int thread, long sequence) {
+      JsonNode parameters =
+          ((Validation.Valid) notes.schema().validate(Json.parse(Target.NOTE))).parameters();
+      String fingerprint = Fingerprinter.fingerprint("create-note", "1", parameters).hex();
+      String key = newKey(target, keys);
+      target.store.inTransaction(
+          tx -> {
+            try (PreparedStatement ps =
+                tx.connection()
+                    .prepareStatement(
+                        "INSERT INTO bench_two_phase (tenant, op_key, fingerprint, state,"
+                            + " created_at) VALUES (?, ?, ?, 'CLAIMED', ?)")) {
+              ps.setString(1, Target.TENANT.value());
+              ps.setString(2, key);
+              ps.setString(3, fingerprint);
+              ps.setLong(4, System.currentTimeMillis());
+              return ps.executeUpdate();
+            }
+          });
+      long id =
+          target.store.inTransaction(
+              tx -> {
+                try (PreparedStatement ps =
+                    tx.connection()
+                        .prepareStatement(
+                            "INSERT INTO notes (tenant, title, body, created_at)"
+                                + " VALUES (?, ?, ?, ?) RETURNING id")) {
+                  ps.setString(1, Target.TENANT.value());
+                  ps.setString(2, parameters.get("title").asText());
+                  ps.setString(3, parameters.get("body").asText());
+                  ps.setLong(4, System.currentTimeMillis());
+                  try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getLong(1);
+                  }
+                }
+              });
+      String response =
+          Json.write(
+              Json.object()
+                  .put("id", id)
+                  .put("title", parameters.get("title").asText())
+                  .put("body", parameters.get("body").asText()));
+      target.store.inTransaction(
+          tx -> {
+            try (PreparedStatement ps =
+                tx.connection()
+                    .prepareStatement(
+                        "UPDATE bench_two_phase SET state = 'COMPLETED', response_body = ?"
+                            + " WHERE tenant = ? AND op_key = ?")) {
+              ps.setString(1, response);
+              ps.setString(2, Target.TENANT.value());
+              ps.setString(3, key);
+              return ps.executeUpdate();
+            }
+          });
+    }
+  }
+
+  /** create-note through the real HTTP server, a new key each time. */
+  static final class HttpKeyedCreate implements Scenario {
+    private final Target target;
+    private final HttpClient http;
+    private final AtomicLong keys;
+
+    HttpKeyedCreate(Target target, HttpClient http, AtomicLong keys) {
+      this.target = target;
+      this.http = http;
+      this.keys = keys;
+    }
+
+    @Override
+    public String name() {
+      return "http-keyed-create";
+    }
+
+    @Override
+    public boolean remote() {
+      return true;
+    }
+
+    @Override
+    public void run(int thread, long sequence) throws Exception {
+      expect(post(target, http, newKey(target, keys)), 201, "false");
+    }
+  }
+
+  /** Identical retries through the real HTTP server. */
+  static final class HttpReplay implements Scenario {
+    private final Target target;
+    private final HttpClient http;
+
+    HttpReplay(Target target, HttpClient http) {
+      this.target = target;
+      this.http = http;
+    }
+
+    @Override
+    public String name() {
+      return "http-replay";
+    }
+
+    @Override
+    public boolean remote() {
+      return true;
+    }
+
+    @Override
+    public void run(int thread, long sequence) throws Exception {
+      String key = target.replayKey((int) ((sequence * 31 + thread) % Target.REPLAY_KEYS));
+      expect(post(target, http, key), 201, "true");
+    }
+  }
+
+  static String newKey(Target target, AtomicLong keys) {
+    return "k-" + target.runId + "-" + keys.incrementAndGet();
+  }
+
+  static HttpResponse<Void> post(Target target, HttpClient http, String key) throws Exception {
+    URI uri = target.app.uri().resolve("/v1/tools/create-note");
+    return http.send(
+        HttpRequest.newBuilder(uri)
+            .timeout(Duration.ofSeconds(30))
+            .header("Authorization", "Bearer " + target.token)
+            .header("Idempotency-Key", key)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(Target.NOTE))
+            .build(),
+        HttpResponse.BodyHandlers.discarding());
+  }
+
+  static void expect(HttpResponse<Void> response, int status, String replayed) {
+    if (response.statusCode() != status
+        || !replayed.equals(response.headers().firstValue("Idempotent-Replayed").orElse(""))) {
+      throw new IllegalStateException(
+          "HTTP "
+              + response.statusCode()
+              + ", replayed "
+              + response.headers().firstValue("Idempotent-Replayed"));
+    }
+  }
+}

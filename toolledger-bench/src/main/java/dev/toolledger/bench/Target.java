@@ -1,0 +1,149 @@
+package dev.toolledger.bench;
+
+import dev.toolledger.core.engine.EngineConfig;
+import dev.toolledger.core.engine.ExecutionOutcome;
+import dev.toolledger.core.engine.Invocation;
+import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.core.identity.TenantId;
+import dev.toolledger.core.json.Json;
+import dev.toolledger.jdbc.JdbcLedgerStore;
+import dev.toolledger.jdbc.PostgresOptions;
+import dev.toolledger.jdbc.SqliteOptions;
+import dev.toolledger.jdbc.Synchronous;
+import dev.toolledger.jdbc.migration.Migration;
+import dev.toolledger.jdbc.migration.SchemaMigrations;
+import dev.toolledger.server.ServerConfig;
+import dev.toolledger.server.ToolLedgerApp;
+import dev.toolledger.server.notes.NotesSchema;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One ledger under test: a store, a node (engine and HTTP server) on it, a tenant's token and the
+ * keys the replay scenarios retry. PostgreSQL targets run in a schema of their own, dropped at the
+ * end.
+ */
+final class Target implements AutoCloseable {
+  static final TenantId TENANT = TenantId.of("bench");
+  static final int REPLAY_KEYS = 1000;
+  static final String NOTE = "{\"title\":\"benchmark note\",\"body\":\"a note of ordinary size\"}";
+
+  final String name;
+  final JdbcLedgerStore store;
+  final ToolLedgerApp app;
+  final String token;
+  final Optional<Path> directory;
+  final String runId;
+
+  /** New keys are numbered across every configuration of the run, so none repeats. */
+  final java.util.concurrent.atomic.AtomicLong keys = new java.util.concurrent.atomic.AtomicLong();
+
+  private final Runnable cleanup;
+
+  private Target(String name, JdbcLedgerStore store, Optional<Path> directory, Runnable cleanup) {
+    this.name = name;
+    this.store = store;
+    this.directory = directory;
+    this.cleanup = cleanup;
+    this.runId = randomHex(4);
+    this.app =
+        ToolLedgerApp.builder(store)
+            .engineConfig(EngineConfig.builder().nodeId("bench").build())
+            .serverConfig(ServerConfig.builder().port(0).shutdownGrace(Duration.ZERO).build())
+            .relayEnabled(false)
+            .recoveryInterval(Duration.ZERO)
+            .start();
+    this.token = app.tokens().issue(TENANT, "bench").token();
+    for (int i = 0; i < REPLAY_KEYS; i++) {
+      ExecutionOutcome outcome = app.engine().execute(invocation(replayKey(i)));
+      if (!(outcome instanceof ExecutionOutcome.Executed)) {
+        throw new IllegalStateException("could not prepare replay key " + i + ": " + outcome);
+      }
+    }
+  }
+
+  static SchemaMigrations benchTables() {
+    return SchemaMigrations.of(
+        "bench",
+        Migration.portable(
+            1,
+            "the two-phase alternative's claims",
+            "CREATE TABLE bench_two_phase (tenant TEXT NOT NULL, op_key TEXT NOT NULL,"
+                + " fingerprint TEXT NOT NULL, state TEXT NOT NULL, response_body TEXT,"
+                + " created_at BIGINT NOT NULL, PRIMARY KEY (tenant, op_key))"));
+  }
+
+  static Target sqlite(String name, Path file, Synchronous synchronous) {
+    JdbcLedgerStore store =
+        JdbcLedgerStore.sqlite(
+            SqliteOptions.builder(file)
+                .synchronous(synchronous)
+                .poolSize(32)
+                .migrations(NotesSchema.migrations(), benchTables())
+                .build());
+    return new Target(name, store, Optional.of(file.toAbsolutePath().getParent()), () -> {});
+  }
+
+  /** A PostgreSQL target in a new schema of the given database, dropped by {@link #close()}. */
+  static Target postgres(String url) {
+    String schema = "toolledger_bench_" + randomHex(4);
+    try (Connection admin = DriverManager.getConnection(url);
+        Statement st = admin.createStatement()) {
+      st.execute("CREATE SCHEMA " + schema);
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot create the benchmark schema: " + e.getMessage(), e);
+    }
+    String scoped = url + (url.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+    JdbcLedgerStore store =
+        JdbcLedgerStore.postgres(
+            PostgresOptions.builder(scoped)
+                .poolSize(32)
+                .migrations(NotesSchema.migrations(), benchTables())
+                .build());
+    return new Target(
+        "postgresql",
+        store,
+        Optional.empty(),
+        () -> {
+          try (Connection admin = DriverManager.getConnection(url);
+              Statement st = admin.createStatement()) {
+            st.execute("DROP SCHEMA " + schema + " CASCADE");
+          } catch (SQLException e) {
+            System.err.println("toolledger bench: could not drop schema " + schema);
+          }
+        });
+  }
+
+  String replayKey(int i) {
+    return "replay-" + runId + "-" + i;
+  }
+
+  static Invocation invocation(String key) {
+    return Invocation.of(TENANT, OperationKey.of(key), "create-note", Json.parse(NOTE));
+  }
+
+  List<Scenario> scenarios() {
+    return Scenarios.all(this);
+  }
+
+  @Override
+  public void close() {
+    app.close();
+    store.close();
+    cleanup.run();
+  }
+
+  static String randomHex(int bytes) {
+    byte[] random = new byte[bytes];
+    new SecureRandom().nextBytes(random);
+    return HexFormat.of().formatHex(random);
+  }
+}

@@ -1,0 +1,120 @@
+package dev.toolledger.cli;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import dev.toolledger.bench.BenchOptions;
+import dev.toolledger.bench.BenchReport;
+import dev.toolledger.bench.Harness;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code toolledger bench}: the cost of safety, side by side with the alternatives. */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    description =
+        "Measure the ledger's scenarios (bare-insert, keyed-create, replay, two-phase,"
+            + " http-keyed-create, http-replay) interleaved on SQLite FULL and NORMAL and, with a"
+            + " PostgreSQL --db, on PostgreSQL; print ops/s, p50, p99 and the ratios.")
+final class BenchCommand implements Callable<Integer> {
+  @Option(
+      names = "--db",
+      paramLabel = "PATH|JDBC-URL",
+      description =
+          "Where to measure; repeatable. A path: the directory (or a file in it) for the SQLite"
+              + " ledgers. A jdbc:postgresql: URL: PostgreSQL too, in a schema of its own that is"
+              + " dropped afterwards. Default: a temporary directory.")
+  List<String> dbs = new ArrayList<>();
+
+  @Option(
+      names = "--seconds",
+      description = "Measured seconds per scenario and configuration (default: 5; quick: 1).")
+  Integer seconds;
+
+  @Option(
+      names = "--threads",
+      split = ",",
+      paramLabel = "LIST",
+      description = "Thread (client) counts, e.g. 1,16 (default: ${DEFAULT-VALUE}).",
+      defaultValue = "1,16")
+  List<Integer> threads;
+
+  @Option(names = "--json", paramLabel = "FILE", description = "Write the results as JSON.")
+  Path json;
+
+  @Option(names = "--chart", paramLabel = "FILE", description = "Write a PNG bar chart.")
+  Path chart;
+
+  @Option(names = "--quick", description = "A short run that finishes in about a minute.")
+  boolean quick;
+
+  @Option(
+      names = "--progress",
+      negatable = true,
+      defaultValue = "true",
+      fallbackValue = "true",
+      description = "Draw a progress bar on standard error (default: ${DEFAULT-VALUE}).")
+  boolean progress;
+
+  @Override
+  public Integer call() throws Exception {
+    ((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).setLevel(Level.WARN);
+    Path sqliteDirectory = null;
+    Optional<String> postgres = Optional.empty();
+    for (String db : dbs) {
+      if (db.startsWith("jdbc:postgresql:")) {
+        postgres = Optional.of(db);
+      } else {
+        Path path = Path.of(db);
+        sqliteDirectory = Files.isDirectory(path) ? path : path.toAbsolutePath().getParent();
+      }
+    }
+    Path temporary = null;
+    if (sqliteDirectory == null) {
+      temporary = Files.createTempDirectory("toolledger-bench-");
+      sqliteDirectory = temporary;
+    }
+    int rounds = quick ? 2 : 5;
+    int measured = seconds != null ? seconds : (quick ? 1 : 5);
+    Duration slice = Duration.ofMillis(Math.max(100, measured * 1000L / rounds));
+    BenchOptions options =
+        new BenchOptions(
+            sqliteDirectory,
+            postgres,
+            slice,
+            rounds,
+            threads,
+            Optional.ofNullable(json),
+            Optional.ofNullable(chart),
+            progress);
+    try {
+      BenchReport report = new Harness(options, System.err).run();
+      report.print(System.out);
+      if (json != null) {
+        report.writeJson(json);
+        System.out.println("wrote " + json);
+      }
+      if (chart != null) {
+        report.writeChart(chart);
+        System.out.println("wrote " + chart);
+      }
+      return 0;
+    } finally {
+      if (temporary != null) {
+        try (var files = Files.walk(temporary)) {
+          for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            Files.deleteIfExists(p);
+          }
+        }
+      }
+    }
+  }
+}
