@@ -19,6 +19,16 @@ abstract class DialectSupport implements TransactionControl {
   abstract String nowMillis();
 
   /**
+   * Whether a write transaction holds the only write lock of the whole database from its start
+   * (SQLite's {@code BEGIN IMMEDIATE}). Then no other transaction, in this process or another, can
+   * insert a key between this transaction's read of it and its own insert, so a claim can be a read
+   * and the record a single insert at completion.
+   */
+  boolean serializesWriters() {
+    return false;
+  }
+
+  /**
    * The row-locking clause that lets several relays claim disjoint batches of a queue without
    * waiting for each other; empty where one writer at a time makes it unnecessary.
    */

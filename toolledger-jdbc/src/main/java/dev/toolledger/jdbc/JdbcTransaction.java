@@ -30,6 +30,12 @@ final class JdbcTransaction implements LedgerTransaction {
   private final DialectSupport dialect;
   boolean rollbackOnly;
 
+  /**
+   * A key claimed by reservation: on a database whose write transactions exclude each other, the
+   * claim read that the key is free and the record is inserted, complete, by {@link #complete}.
+   */
+  private NewOperation reserved;
+
   JdbcTransaction(Connection connection, DialectSupport dialect) {
     this.connection = connection;
     this.guarded = GuardedConnection.wrap(connection);
@@ -62,6 +68,22 @@ final class JdbcTransaction implements LedgerTransaction {
 
   @Override
   public ClaimResult claim(NewOperation operation, Duration maxWait) {
+    if (dialect.serializesWriters()) {
+      // This transaction holds the database's only write lock (BEGIN IMMEDIATE): nobody can insert
+      // the key before this transaction ends, so reading it is a claim. The record is written once,
+      // complete; the primary key still guards that insert.
+      try {
+        Optional<OperationRecord> existing =
+            OperationRows.select(connection, operation.tenant(), operation.key());
+        if (existing.isPresent()) {
+          return new ClaimResult.Existing(existing.get());
+        }
+      } catch (SQLException e) {
+        throw new JdbcLedgerStore.WrappedSqlException(e);
+      }
+      reserved = operation;
+      return new ClaimResult.Claimed(1);
+    }
     return insertClaim(
         operation,
         maxWait,
@@ -133,9 +155,43 @@ final class JdbcTransaction implements LedgerTransaction {
       StoredResponse response,
       Instant completedAt,
       Instant expiresAt) {
+    if (reserved != null && reserved.tenant().equals(tenant) && reserved.key().equals(key)) {
+      insertCompleted(reserved, response, completedAt, expiresAt);
+      reserved = null;
+      return;
+    }
     if (!completeFenced(tenant, key, 1, response, completedAt, expiresAt)) {
       throw new StoreException(
           "operation " + key + " was not IN_PROGRESS when its outcome was recorded");
+    }
+  }
+
+  private void insertCompleted(
+      NewOperation operation, StoredResponse response, Instant completedAt, Instant expiresAt) {
+    boolean inserted =
+        update(
+            "INSERT INTO tl_operations (tenant, op_key, tool, tool_version, fingerprint, state,"
+                + " response_status, response_body, created_at, completed_at, expires_at)"
+                + " VALUES (?, ?, ?, ?, ?, 'COMPLETED', ?, ?, ?, ?, ?)"
+                + " ON CONFLICT (tenant, op_key) DO NOTHING",
+            ps -> {
+              ps.setString(1, operation.tenant().value());
+              ps.setString(2, operation.key().value());
+              ps.setString(3, operation.intent().tool());
+              ps.setString(4, operation.intent().toolVersion());
+              ps.setString(5, operation.intent().fingerprint().hex());
+              ps.setInt(6, response.status());
+              ps.setString(7, response.body());
+              ps.setLong(8, operation.createdAt().toEpochMilli());
+              ps.setLong(9, completedAt.toEpochMilli());
+              ps.setLong(10, expiresAt.toEpochMilli());
+            });
+    if (!inserted) {
+      throw new StoreException(
+          "operation "
+              + operation.key()
+              + " appeared while this transaction held the write lock; the database's writers"
+              + " are not excluding each other");
     }
   }
 
