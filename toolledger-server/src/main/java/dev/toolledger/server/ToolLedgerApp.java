@@ -2,24 +2,34 @@ package dev.toolledger.server;
 
 import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.engine.LedgerEngine;
+import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.tool.Tool;
 import dev.toolledger.core.tool.ToolRegistry;
 import dev.toolledger.jdbc.JdbcLedgerStore;
+import dev.toolledger.server.auth.Principal;
 import dev.toolledger.server.auth.Tokens;
 import dev.toolledger.server.http.DatabaseHealthCheck;
+import dev.toolledger.server.mcp.McpConventions;
+import dev.toolledger.server.mcp.McpOptions;
+import dev.toolledger.server.mcp.McpService;
+import dev.toolledger.server.mcp.McpStdio;
 import dev.toolledger.server.notes.NotesEndpoint;
 import dev.toolledger.server.notes.NotesTool;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.URI;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 /**
  * A complete ToolLedger node on an open store: the engine with the notes reference tool, token
- * authentication and the HTTP server. The CLI's {@code serve} and {@code demo} and the tests start
- * nodes through this one door, so they run the same assembly.
+ * authentication and the HTTP server with the MCP endpoint at {@value McpConventions#PATH}. The
+ * CLI's {@code serve}, {@code mcp --stdio} and {@code demo} and the tests start nodes through this
+ * one door, so they run the same assembly.
  *
  * <p>The store is not owned: close it after the app.
  */
@@ -43,6 +53,13 @@ public final class ToolLedgerApp implements AutoCloseable {
 
   public URI uri() {
     return server.uri();
+  }
+
+  /** The MCP endpoint, for example {@code http://127.0.0.1:8080/mcp}; empty when turned off. */
+  public Optional<URI> mcpUri() {
+    return server.servesMcp()
+        ? Optional.of(server.uri().resolve(McpConventions.PATH))
+        : Optional.empty();
   }
 
   public JdbcLedgerStore store() {
@@ -72,6 +89,7 @@ public final class ToolLedgerApp implements AutoCloseable {
     private NotesTool notes = NotesTool.unlimited();
     private final List<Tool> extraTools = new ArrayList<>();
     private UnaryOperator<Tool> toolDecorator = UnaryOperator.identity();
+    private McpOptions mcp = McpOptions.defaults();
 
     private Builder(JdbcLedgerStore store) {
       this.store = Objects.requireNonNull(store, "store");
@@ -113,20 +131,49 @@ public final class ToolLedgerApp implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The MCP endpoint's settings; {@link McpOptions#disabled()} turns it off. Default: served at
+     * {@value McpConventions#PATH}, every write tool requiring an operation key.
+     */
+    public Builder mcp(McpOptions mcp) {
+      this.mcp = Objects.requireNonNull(mcp, "mcp");
+      return this;
+    }
+
+    /** Starts the HTTP server (with the MCP endpoint unless turned off). */
     public ToolLedgerApp start() {
-      List<Tool> tools = new ArrayList<>();
-      tools.add(toolDecorator.apply(notes));
-      extraTools.forEach(tool -> tools.add(toolDecorator.apply(tool)));
-      LedgerEngine engine =
-          LedgerEngine.builder(store, ToolRegistry.of(tools)).config(engineConfig).build();
+      LedgerEngine engine = engine();
       Tokens tokens = new Tokens(store, clock);
       ToolLedgerServer server =
           ToolLedgerServer.builder(engine, tokens)
               .config(serverConfig)
               .readEndpoint(new NotesEndpoint(store.dataSource()))
               .health(new DatabaseHealthCheck(store.dataSource()))
+              .mcp(mcp)
               .start();
       return new ToolLedgerApp(store, engine, tokens, server);
+    }
+
+    /**
+     * Serves the same tools over MCP on the given streams (normally stdin and stdout) instead of
+     * HTTP, every call acting as {@code tenant}: whoever can run this process is trusted with that
+     * tenant. Only the protocol is written to {@code out}.
+     *
+     * @throws IllegalStateException when MCP is turned off
+     */
+    public McpStdio startStdio(TenantId tenant, InputStream in, OutputStream out) {
+      Objects.requireNonNull(tenant, "tenant");
+      if (!mcp.enabled()) {
+        throw new IllegalStateException("MCP is turned off (mcp options: enabled=false)");
+      }
+      return McpService.create(engine(), mcp).serveStdio(new Principal(tenant, "stdio"), in, out);
+    }
+
+    private LedgerEngine engine() {
+      List<Tool> tools = new ArrayList<>();
+      tools.add(toolDecorator.apply(notes));
+      extraTools.forEach(tool -> tools.add(toolDecorator.apply(tool)));
+      return LedgerEngine.builder(store, ToolRegistry.of(tools)).config(engineConfig).build();
     }
   }
 }
