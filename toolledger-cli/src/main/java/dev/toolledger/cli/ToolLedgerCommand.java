@@ -2,11 +2,11 @@ package dev.toolledger.cli;
 
 import picocli.CommandLine.Command;
 
-/** {@code toolledger}: run the ledger, manage tokens, watch the demo. */
+/** {@code toolledger}: run the ledger (HTTP and MCP), manage tokens, watch the demo. */
 @Command(
     name = "toolledger",
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     description = "Makes AI-agent write tools safe to retry.",
-    subcommands = {ServeCommand.class, TokensCommand.class, DemoCommand.class})
+    subcommands = {ServeCommand.class, McpCommand.class, TokensCommand.class, DemoCommand.class})
 final class ToolLedgerCommand {}
