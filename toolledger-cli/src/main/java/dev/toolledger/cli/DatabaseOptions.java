@@ -1,21 +1,30 @@
 package dev.toolledger.cli;
 
+import dev.toolledger.jdbc.DatabaseLocation;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.SqliteOptions;
 import dev.toolledger.jdbc.Synchronous;
 import dev.toolledger.server.notes.NotesSchema;
-import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import picocli.CommandLine.Option;
 
 /** The options that say where the ledger lives; shared by every command that opens it. */
 final class DatabaseOptions {
   @Option(
       names = "--db",
-      paramLabel = "PATH",
-      description = "SQLite ledger file (default: ${DEFAULT-VALUE}).",
-      defaultValue = SqliteOptions.DEFAULT_PATH)
-  Path db;
+      paramLabel = "PATH|JDBC-URL",
+      description =
+          "The ledger: a SQLite file path, or a jdbc:postgresql://host:port/db URL. Default: $"
+              + DatabaseLocation.URL_VARIABLE
+              + " if set, else "
+              + SqliteOptions.DEFAULT_PATH
+              + ". PostgreSQL credentials may come from $"
+              + DatabaseLocation.USER_VARIABLE
+              + " and $"
+              + DatabaseLocation.PASSWORD_VARIABLE
+              + ".")
+  String db;
 
   @Option(
       names = "--synchronous",
@@ -30,18 +39,17 @@ final class DatabaseOptions {
       names = "--busy-timeout",
       paramLabel = "DURATION",
       description =
-          "How long a writer waits for the SQLite write lock (default: ${DEFAULT-VALUE}).",
+          "How long a SQLite writer waits for the write lock (default: ${DEFAULT-VALUE}).",
       defaultValue = "5s",
       converter = DurationConverter.class)
   Duration busyTimeout;
 
+  DatabaseLocation location() {
+    return DatabaseLocation.resolve(db, System.getenv());
+  }
+
   /** Opens the ledger with the notes tool's table migrated beside the ledger's. */
   JdbcLedgerStore open() {
-    return JdbcLedgerStore.sqlite(
-        SqliteOptions.builder(db)
-            .synchronous(synchronous)
-            .busyTimeout(busyTimeout)
-            .migrations(NotesSchema.migrations())
-            .build());
+    return location().open(List.of(NotesSchema.migrations()), synchronous, busyTimeout);
   }
 }

@@ -1,6 +1,7 @@
 package dev.toolledger.cli;
 
 import dev.toolledger.core.engine.EngineConfig;
+import dev.toolledger.core.store.SqlDialect;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.server.ServerConfig;
 import dev.toolledger.server.ToolLedgerApp;
@@ -108,6 +109,8 @@ final class ServeCommand implements Callable<Integer> {
                   stopped.countDown();
                 },
                 "toolledger-shutdown"));
+    String durability =
+        store.dialect() == SqlDialect.SQLITE ? ", synchronous=" + database.synchronous : "";
     System.out.println(
         "toolledger: serving "
             + app.uri()
@@ -115,8 +118,7 @@ final class ServeCommand implements Callable<Integer> {
             + app.mcpUri().map(uri -> "MCP at " + uri + "; ").orElse("")
             + "ledger "
             + store.description()
-            + ", synchronous="
-            + database.synchronous
+            + durability
             + ")");
     System.out.flush();
     stopped.await();

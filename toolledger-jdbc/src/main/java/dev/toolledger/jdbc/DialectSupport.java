@@ -13,6 +13,20 @@ abstract class DialectSupport implements TransactionControl {
   abstract SqlDialect kind();
 
   /**
+   * An SQL expression for the database clock's current time in epoch milliseconds. Leases and
+   * outbox due times are judged by it, so nodes with skewed clocks agree.
+   */
+  abstract String nowMillis();
+
+  /**
+   * The row-locking clause that lets several relays claim disjoint batches of a queue without
+   * waiting for each other; empty where one writer at a time makes it unnecessary.
+   */
+  String skipLocked() {
+    return "";
+  }
+
+  /**
    * Waits for this process's turn to write, if the database allows only one writer.
    *
    * @return false when the turn did not come within the store's busy timeout
@@ -49,6 +63,9 @@ abstract class DialectSupport implements TransactionControl {
 
   /** Bounds how long the next claim may wait for a concurrent claimer of the same key. */
   void beforeClaim(Connection connection, Duration maxWait) throws SQLException {}
+
+  /** Undoes {@link #beforeClaim} for the rest of the transaction once the claim has returned. */
+  void afterClaim(Connection connection) throws SQLException {}
 
   /** Whether this error means the claim's wait for a concurrent claimer ran out. */
   boolean isClaimWaitExceeded(SQLException e) {

@@ -7,19 +7,18 @@ import dev.toolledger.core.auth.TokenStore;
 import dev.toolledger.core.fingerprint.Fingerprint;
 import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.identity.TenantId;
+import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationIntent;
 import dev.toolledger.core.operation.OperationRecord;
-import dev.toolledger.core.operation.OperationState;
-import dev.toolledger.core.operation.StoredResponse;
-import dev.toolledger.core.store.ClaimResult;
+import dev.toolledger.core.outbox.OutboxEvent;
+import dev.toolledger.core.outbox.OutboxState;
+import dev.toolledger.core.outbox.OutboxStore;
+import dev.toolledger.core.store.ExpiredClaim;
 import dev.toolledger.core.store.LedgerStore;
-import dev.toolledger.core.store.LedgerTransaction;
-import dev.toolledger.core.store.NewOperation;
 import dev.toolledger.core.store.SqlDialect;
 import dev.toolledger.core.store.StoreException;
 import dev.toolledger.core.store.TransactionWork;
 import dev.toolledger.core.store.TransientStoreException;
-import dev.toolledger.jdbc.internal.GuardedConnection;
 import dev.toolledger.jdbc.migration.Migrator;
 import dev.toolledger.jdbc.migration.SchemaMigrations;
 import java.sql.Connection;
@@ -31,7 +30,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import javax.sql.DataSource;
 import org.sqlite.SQLiteConfig;
@@ -39,18 +40,14 @@ import org.sqlite.SQLiteDataSource;
 
 /**
  * The ledger on a JDBC database: SQLite (embedded, the default) or PostgreSQL (shared by many
- * nodes). Open one with {@link #sqlite(SqliteOptions)}.
+ * nodes). Open one with {@link #sqlite(SqliteOptions)} or {@link #postgres(PostgresOptions)}.
  *
  * <p>Writes run in one transaction each; the primary key on (tenant, op_key) decides which caller
  * owns a key. Reads for replays use no write lock. Errors that a fresh attempt may not meet (busy
  * lock, serialization failure, deadlock, dropped connection) surface as {@link
  * TransientStoreException} after the transaction was rolled back.
  */
-public final class JdbcLedgerStore implements LedgerStore, TokenStore {
-  private static final String OPERATION_COLUMNS =
-      "tenant, op_key, tool, tool_version, fingerprint, state, response_status, response_body,"
-          + " created_at, completed_at, expires_at";
-
+public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxStore {
   private final HikariDataSource dataSource;
   private final DialectSupport dialect;
   private final String description;
@@ -87,6 +84,41 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore {
             dataSource,
             new SqliteSupport(options.busyTimeout()),
             "sqlite:" + options.path().toAbsolutePath());
+    store.migrate(options.migrations());
+    return store;
+  }
+
+  /**
+   * Opens a pool on a PostgreSQL database and applies pending migrations. Several nodes may do this
+   * at the same time on the same fresh database; each migration is applied by exactly one.
+   *
+   * <p>Connections run at READ COMMITTED (set on the pool, whatever the server's default): see
+   * {@code docs/postgresql.md} for why.
+   */
+  public static JdbcLedgerStore postgres(PostgresOptions options) {
+    HikariConfig pool = new HikariConfig();
+    pool.setDriverClassName("org.postgresql.Driver");
+    pool.setJdbcUrl(options.url());
+    options.user().ifPresent(pool::setUsername);
+    options.password().ifPresent(pool::setPassword);
+    pool.setPoolName("toolledger-postgresql");
+    pool.setMaximumPoolSize(options.poolSize());
+    pool.setMinimumIdle(Math.min(2, options.poolSize()));
+    pool.setAutoCommit(true);
+    pool.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+    pool.setConnectionTimeout(options.connectionTimeout().toMillis());
+    String description =
+        "postgresql:" + options.redactedUrl().substring(PostgresOptions.URL_PREFIX.length());
+    HikariDataSource dataSource;
+    try {
+      dataSource = new HikariDataSource(pool);
+    } catch (RuntimeException e) {
+      // Hikari fails fast when the first connection cannot be made; its message is the driver's,
+      // which names the host but never the password.
+      throw new StoreException(
+          "cannot connect to the ledger database " + description + ": " + e.getMessage(), e);
+    }
+    JdbcLedgerStore store = new JdbcLedgerStore(dataSource, new PostgresSupport(), description);
     store.migrate(options.migrations());
     return store;
   }
@@ -135,9 +167,51 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore {
   @Override
   public Optional<OperationRecord> find(TenantId tenant, OperationKey key) {
     try (Connection connection = dataSource.getConnection()) {
-      return select(connection, tenant, key);
+      return OperationRows.select(connection, tenant, key);
     } catch (SQLException e) {
       throw translate(e, "reading an operation");
+    }
+  }
+
+  @Override
+  public List<HistoryEntry> history(TenantId tenant, OperationKey key) {
+    try (Connection connection = dataSource.getConnection()) {
+      return OperationRows.history(connection, tenant, key);
+    } catch (SQLException e) {
+      throw translate(e, "reading an operation's history");
+    }
+  }
+
+  @Override
+  public List<ExpiredClaim> expiredClaims(int limit) {
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement ps =
+            connection.prepareStatement(
+                "SELECT tenant, op_key, tool, tool_version, fingerprint, fence, owner, parameters"
+                    + " FROM tl_operations WHERE state = 'IN_PROGRESS' AND lease_until IS NOT NULL"
+                    + " AND lease_until < "
+                    + dialect.nowMillis()
+                    + " ORDER BY lease_until LIMIT ?")) {
+      ps.setInt(1, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        List<ExpiredClaim> claims = new ArrayList<>();
+        while (rs.next()) {
+          claims.add(
+              new ExpiredClaim(
+                  TenantId.of(rs.getString("tenant")),
+                  OperationKey.of(rs.getString("op_key")),
+                  new OperationIntent(
+                      rs.getString("tool"),
+                      rs.getString("tool_version"),
+                      new Fingerprint(rs.getString("fingerprint"))),
+                  rs.getLong("fence"),
+                  rs.getString("owner"),
+                  rs.getString("parameters")));
+        }
+        return claims;
+      }
+    } catch (SQLException e) {
+      throw translate(e, "finding expired claims");
     }
   }
 
@@ -155,15 +229,32 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore {
           "another writer held the database past the busy timeout", null);
     }
     try (Connection connection = dataSource.getConnection()) {
-      dialect.begin(connection);
       try {
-        T result = work.run(new JdbcTransaction(connection));
-        dialect.commit(connection);
+        dialect.begin(connection);
+      } catch (SQLException | RuntimeException e) {
+        // A connection whose transaction could not begin is in a state we cannot vouch for (the
+        // xerial driver, for one, believes it is in a transaction after a busy BEGIN through
+        // setAutoCommit). Never hand it to another caller.
+        discard(connection, e);
+        throw e;
+      }
+      try {
+        JdbcTransaction transaction = new JdbcTransaction(connection, dialect);
+        T result = work.run(transaction);
+        if (transaction.rollbackOnly) {
+          // A claim that ran out of wait aborted the transaction on PostgreSQL; it wrote nothing,
+          // and a COMMIT would be turned into a rollback anyway. Say what happens.
+          if (!dialect.rollback(connection)) {
+            discard(connection, new IllegalStateException("rollback failed"));
+          }
+        } else {
+          dialect.commit(connection);
+        }
         return result;
       } catch (Throwable failure) {
         if (!dialect.rollback(connection)) {
           // The transaction's state is unknown: never hand this connection to another caller.
-          dataSource.evictConnection(connection);
+          discard(connection, failure);
         }
         throw failure;
       }
@@ -230,53 +321,13 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore {
         e);
   }
 
-  private static Optional<OperationRecord> select(
-      Connection connection, TenantId tenant, OperationKey key) throws SQLException {
-    try (PreparedStatement ps =
-        connection.prepareStatement(
-            "SELECT "
-                + OPERATION_COLUMNS
-                + " FROM tl_operations WHERE tenant = ? AND op_key = ?")) {
-      ps.setString(1, tenant.value());
-      ps.setString(2, key.value());
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? Optional.of(readOperation(rs)) : Optional.empty();
-      }
+  /** Closes the physical connection instead of returning it to the pool. */
+  private void discard(Connection connection, Throwable failure) {
+    try {
+      dataSource.evictConnection(connection);
+    } catch (RuntimeException e) {
+      failure.addSuppressed(e);
     }
-  }
-
-  static OperationRecord readOperation(ResultSet rs) throws SQLException {
-    String tool = rs.getString("tool");
-    Optional<OperationIntent> intent =
-        tool == null
-            ? Optional.empty()
-            : Optional.of(
-                new OperationIntent(
-                    tool,
-                    rs.getString("tool_version"),
-                    new Fingerprint(rs.getString("fingerprint"))));
-    OperationState state = OperationState.valueOf(rs.getString("state"));
-    String body = rs.getString("response_body");
-    int status = rs.getInt("response_status");
-    Optional<StoredResponse> response =
-        state == OperationState.COMPLETED
-            ? Optional.of(new StoredResponse(status, body))
-            : Optional.empty();
-    return new OperationRecord(
-        TenantId.of(rs.getString("tenant")),
-        OperationKey.of(rs.getString("op_key")),
-        intent,
-        state,
-        response,
-        Instant.ofEpochMilli(rs.getLong("created_at")),
-        optionalInstant(rs, "completed_at"),
-        optionalInstant(rs, "expires_at"));
-  }
-
-  private static Optional<Instant> optionalInstant(ResultSet rs, String column)
-      throws SQLException {
-    long millis = rs.getLong(column);
-    return rs.wasNull() ? Optional.empty() : Optional.of(Instant.ofEpochMilli(millis));
   }
 
   // ---------------------------------------------------------------- tokens
@@ -362,7 +413,126 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore {
         TenantId.of(rs.getString("tenant")),
         rs.getString("label"),
         Instant.ofEpochMilli(rs.getLong("created_at")),
-        optionalInstant(rs, "revoked_at"));
+        OperationRows.instant(rs, "revoked_at"));
+  }
+
+  // ---------------------------------------------------------------- outbox
+
+  @Override
+  public List<OutboxEvent> claimDue(String owner, Duration lease, int limit) {
+    return inTransaction(
+        tx ->
+            OutboxRows.claimDue(
+                ((JdbcTransaction) tx).rawConnection(), dialect, owner, lease, limit));
+  }
+
+  @Override
+  public boolean markDelivered(String id, String owner) {
+    return outboxUpdate(
+        OutboxRows.markDeliveredSql(dialect),
+        ps -> {
+          ps.setString(1, id);
+          ps.setString(2, owner);
+        });
+  }
+
+  @Override
+  public boolean markRetry(String id, String owner, Duration retryIn, String error) {
+    return outboxUpdate(
+        OutboxRows.markRetrySql(dialect),
+        ps -> {
+          ps.setLong(1, retryIn.toMillis());
+          ps.setString(2, truncate(error));
+          ps.setString(3, id);
+          ps.setString(4, owner);
+        });
+  }
+
+  @Override
+  public boolean markDead(String id, String owner, String error) {
+    return outboxUpdate(
+        OutboxRows.MARK_DEAD,
+        ps -> {
+          ps.setString(1, truncate(error));
+          ps.setString(2, id);
+          ps.setString(3, owner);
+        });
+  }
+
+  @Override
+  public boolean rearm(String id) {
+    return outboxUpdate(OutboxRows.rearmSql(dialect), ps -> ps.setString(1, id));
+  }
+
+  @Override
+  public Optional<OutboxEvent> findEvent(String id) {
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement ps =
+            connection.prepareStatement(
+                "SELECT " + OutboxRows.COLUMNS + " FROM tl_outbox WHERE id = ?")) {
+      ps.setString(1, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? Optional.of(OutboxRows.read(rs)) : Optional.empty();
+      }
+    } catch (SQLException e) {
+      throw translate(e, "reading an outbox event");
+    }
+  }
+
+  @Override
+  public List<OutboxEvent> listEvents(OutboxState state, int limit) {
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement ps =
+            connection.prepareStatement(
+                "SELECT "
+                    + OutboxRows.COLUMNS
+                    + " FROM tl_outbox WHERE state = ? ORDER BY created_at, id LIMIT ?")) {
+      ps.setString(1, state.name());
+      ps.setInt(2, limit);
+      try (ResultSet rs = ps.executeQuery()) {
+        List<OutboxEvent> events = new ArrayList<>();
+        while (rs.next()) {
+          events.add(OutboxRows.read(rs));
+        }
+        return events;
+      }
+    } catch (SQLException e) {
+      throw translate(e, "listing outbox events");
+    }
+  }
+
+  @Override
+  public Map<OutboxState, Long> countEvents() {
+    Map<OutboxState, Long> counts = new EnumMap<>(OutboxState.class);
+    for (OutboxState state : OutboxState.values()) {
+      counts.put(state, 0L);
+    }
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement ps =
+            connection.prepareStatement("SELECT state, COUNT(*) FROM tl_outbox GROUP BY state");
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        counts.put(OutboxState.valueOf(rs.getString(1)), rs.getLong(2));
+      }
+      return counts;
+    } catch (SQLException e) {
+      throw translate(e, "counting outbox events");
+    }
+  }
+
+  private boolean outboxUpdate(String sql, JdbcTransaction.Binder binder) {
+    return inTransaction(
+        tx -> {
+          try (PreparedStatement ps =
+              ((JdbcTransaction) tx).rawConnection().prepareStatement(sql)) {
+            binder.bind(ps);
+            return ps.executeUpdate() == 1;
+          }
+        });
+  }
+
+  private static String truncate(String text) {
+    return text == null || text.length() <= 500 ? text : text.substring(0, 500) + "...";
   }
 
   @Override
@@ -373,93 +543,6 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore {
   @Override
   public String toString() {
     return "JdbcLedgerStore[" + description + "]";
-  }
-
-  /** One open write transaction. */
-  private final class JdbcTransaction implements LedgerTransaction {
-    private final Connection connection;
-    private final Connection guarded;
-
-    JdbcTransaction(Connection connection) {
-      this.connection = connection;
-      this.guarded = GuardedConnection.wrap(connection);
-    }
-
-    @Override
-    public Connection connection() {
-      return guarded;
-    }
-
-    @Override
-    public SqlDialect dialect() {
-      return dialect.kind();
-    }
-
-    @Override
-    public ClaimResult claim(NewOperation operation, Duration maxWait) {
-      try {
-        dialect.beforeClaim(connection, maxWait);
-        int inserted;
-        try (PreparedStatement ps =
-            connection.prepareStatement(
-                "INSERT INTO tl_operations (tenant, op_key, tool, tool_version, fingerprint,"
-                    + " state, created_at) VALUES (?, ?, ?, ?, ?, 'IN_PROGRESS', ?)"
-                    + " ON CONFLICT (tenant, op_key) DO NOTHING")) {
-          ps.setString(1, operation.tenant().value());
-          ps.setString(2, operation.key().value());
-          ps.setString(3, operation.intent().tool());
-          ps.setString(4, operation.intent().toolVersion());
-          ps.setString(5, operation.intent().fingerprint().hex());
-          ps.setLong(6, operation.createdAt().toEpochMilli());
-          inserted = ps.executeUpdate();
-        } catch (SQLException e) {
-          if (dialect.isClaimWaitExceeded(e)) {
-            return new ClaimResult.Contended();
-          }
-          throw e;
-        }
-        if (inserted == 1) {
-          return new ClaimResult.Claimed();
-        }
-        OperationRecord existing =
-            select(connection, operation.tenant(), operation.key())
-                .orElseThrow(
-                    () ->
-                        new StoreException(
-                            "the claim conflicted but no operation row is visible; the"
-                                + " isolation level must be READ COMMITTED or stronger"));
-        return new ClaimResult.Existing(existing);
-      } catch (SQLException e) {
-        throw new WrappedSqlException(e);
-      }
-    }
-
-    @Override
-    public void complete(
-        TenantId tenant,
-        OperationKey key,
-        StoredResponse response,
-        Instant completedAt,
-        Instant expiresAt) {
-      try (PreparedStatement ps =
-          connection.prepareStatement(
-              "UPDATE tl_operations SET state = 'COMPLETED', response_status = ?,"
-                  + " response_body = ?, completed_at = ?, expires_at = ?"
-                  + " WHERE tenant = ? AND op_key = ? AND state = 'IN_PROGRESS'")) {
-        ps.setInt(1, response.status());
-        ps.setString(2, response.body());
-        ps.setLong(3, completedAt.toEpochMilli());
-        ps.setLong(4, expiresAt.toEpochMilli());
-        ps.setString(5, tenant.value());
-        ps.setString(6, key.value());
-        if (ps.executeUpdate() != 1) {
-          throw new StoreException(
-              "operation " + key + " was not IN_PROGRESS when its outcome was recorded");
-        }
-      } catch (SQLException e) {
-        throw new WrappedSqlException(e);
-      }
-    }
   }
 
   /** Carries a SQLException out of the SPI's unchecked methods; translated at the boundary. */

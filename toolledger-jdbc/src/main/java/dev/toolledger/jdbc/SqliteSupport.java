@@ -37,6 +37,11 @@ final class SqliteSupport extends DialectSupport {
   }
 
   @Override
+  String nowMillis() {
+    return "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)";
+  }
+
+  @Override
   boolean enterWrite() throws InterruptedException {
     return writer.tryAcquire(busyTimeoutMillis, TimeUnit.MILLISECONDS);
   }

@@ -8,7 +8,6 @@ import dev.toolledger.server.Http.Reply;
 import dev.toolledger.testkit.DropPolicy;
 import dev.toolledger.testkit.LossyProxy;
 import java.io.UncheckedIOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -21,20 +20,24 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-/** Every case of the seed article, over a real HTTP socket against a real SQLite file. */
-class SeedScenariosHttpTest {
+/**
+ * Every case of the seed article, over a real HTTP socket against a real database. Subclasses
+ * supply the server: on a SQLite file, on a PostgreSQL schema.
+ */
+abstract class SeedScenariosHttpTest {
   private static final String NOTE = "{\"title\":\"Example note\"}";
 
-  @TempDir Path dir;
   ServerFixture fixture;
   String acme;
   String globex;
 
+  /** Starts the server this subclass tests. */
+  abstract ServerFixture startServer();
+
   @BeforeEach
   void start() {
-    fixture = ServerFixture.start(dir);
+    fixture = startServer();
     acme = fixture.token("acme");
     globex = fixture.token("globex");
   }

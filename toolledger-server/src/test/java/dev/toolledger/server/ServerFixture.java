@@ -5,6 +5,7 @@ import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.tool.TransactionalTool;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.SqliteOptions;
+import dev.toolledger.jdbc.testing.PostgresTestDatabase;
 import dev.toolledger.server.auth.Tokens;
 import dev.toolledger.server.notes.NotesSchema;
 import dev.toolledger.server.notes.NotesTool;
@@ -16,25 +17,27 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 /**
- * A real server on port 0 over a real SQLite file, with the notes tool. The notes tool is wrapped
- * so that a test can make it fail after its insert and before the engine records the outcome: the
- * test-only hook for "a failure between the effect and the record".
+ * A real server on port 0 over a real database (a SQLite file by default, or a PostgreSQL schema),
+ * with the notes tool. The notes tool is wrapped so that a test can make it fail after its insert
+ * and before the engine records the outcome: the test-only hook for "a failure between the effect
+ * and the record".
  */
 final class ServerFixture implements AutoCloseable {
   final Path database;
   final AtomicBoolean failAfterEffect = new AtomicBoolean();
   private final long quota;
-  private final Duration busyTimeout;
+  private final Supplier<JdbcLedgerStore> opener;
   JdbcLedgerStore store;
   ToolLedgerApp app;
   Tokens tokens;
 
-  private ServerFixture(Path database, long quota, Duration busyTimeout) {
+  private ServerFixture(Path database, long quota, Supplier<JdbcLedgerStore> opener) {
     this.database = database;
     this.quota = quota;
-    this.busyTimeout = busyTimeout;
+    this.opener = opener;
   }
 
   static ServerFixture start(Path dir) {
@@ -42,18 +45,36 @@ final class ServerFixture implements AutoCloseable {
   }
 
   static ServerFixture start(Path dir, long quota, Duration busyTimeout) {
-    ServerFixture fixture = new ServerFixture(dir.resolve("ledger.db"), quota, busyTimeout);
+    Path file = dir.resolve("ledger.db");
+    ServerFixture fixture =
+        new ServerFixture(
+            file,
+            quota,
+            () ->
+                JdbcLedgerStore.sqlite(
+                    SqliteOptions.builder(file)
+                        .busyTimeout(busyTimeout)
+                        .migrations(NotesSchema.migrations())
+                        .build()));
+    fixture.open();
+    return fixture;
+  }
+
+  /** A server over a PostgreSQL test schema; a restart reopens the same schema. */
+  static ServerFixture postgres(PostgresTestDatabase database) {
+    ServerFixture fixture =
+        new ServerFixture(
+            null,
+            Long.MAX_VALUE,
+            () ->
+                JdbcLedgerStore.postgres(
+                    database.options().migrations(NotesSchema.migrations()).build()));
     fixture.open();
     return fixture;
   }
 
   private void open() {
-    store =
-        JdbcLedgerStore.sqlite(
-            SqliteOptions.builder(database)
-                .busyTimeout(busyTimeout)
-                .migrations(NotesSchema.migrations())
-                .build());
+    store = opener.get();
     app =
         ToolLedgerApp.builder(store)
             .notes(quota == Long.MAX_VALUE ? NotesTool.unlimited() : NotesTool.withQuota(quota))

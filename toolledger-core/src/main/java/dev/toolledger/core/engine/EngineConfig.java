@@ -24,7 +24,12 @@ public final class EngineConfig {
   /** Default {@code Retry-After} for "in progress" and "busy" answers: 1 second. */
   public static final Duration DEFAULT_RETRY_AFTER = Duration.ofSeconds(1);
 
+  /** Default number of lease takeovers after which an unsettled operation becomes UNKNOWN: 5. */
+  public static final int DEFAULT_MAX_TAKEOVERS = 5;
+
   private final Clock clock;
+  private final String nodeId;
+  private final int maxTakeovers;
   private final Duration maxWait;
   private final int transactionAttempts;
   private final Duration retryBase;
@@ -33,6 +38,8 @@ public final class EngineConfig {
 
   private EngineConfig(Builder b) {
     this.clock = b.clock;
+    this.nodeId = b.nodeId;
+    this.maxTakeovers = b.maxTakeovers;
     this.maxWait = b.maxWait;
     this.transactionAttempts = b.transactionAttempts;
     this.retryBase = b.retryBase;
@@ -56,6 +63,15 @@ public final class EngineConfig {
     return maxWait;
   }
 
+  /** This node's name, recorded as the owner of its claims and in operation histories. */
+  public String nodeId() {
+    return nodeId;
+  }
+
+  public int maxTakeovers() {
+    return maxTakeovers;
+  }
+
   public int transactionAttempts() {
     return transactionAttempts;
   }
@@ -75,6 +91,8 @@ public final class EngineConfig {
   /** Builder with the documented defaults. */
   public static final class Builder {
     private Clock clock = Clock.systemUTC();
+    private String nodeId = defaultNodeId();
+    private int maxTakeovers = DEFAULT_MAX_TAKEOVERS;
     private Duration maxWait = DEFAULT_MAX_WAIT;
     private int transactionAttempts = DEFAULT_TRANSACTION_ATTEMPTS;
     private Duration retryBase = DEFAULT_RETRY_BASE;
@@ -86,6 +104,21 @@ public final class EngineConfig {
     /** Source of record timestamps. Default: the system UTC clock. */
     public Builder clock(Clock clock) {
       this.clock = clock;
+      return this;
+    }
+
+    /** This node's name. Default: the host name and the process id. */
+    public Builder nodeId(String nodeId) {
+      this.nodeId = nodeId;
+      return this;
+    }
+
+    /**
+     * How many times recovery may take over a leased claim whose outcome it could not settle (a
+     * lookup that keeps failing or says "pending") before it records UNKNOWN. Default 5.
+     */
+    public Builder maxTakeovers(int maxTakeovers) {
+      this.maxTakeovers = maxTakeovers;
       return this;
     }
 
@@ -120,6 +153,12 @@ public final class EngineConfig {
 
     public EngineConfig build() {
       Objects.requireNonNull(clock, "clock must not be null");
+      if (nodeId == null || nodeId.isBlank() || nodeId.length() > 100) {
+        throw new IllegalArgumentException("nodeId must be 1 to 100 characters");
+      }
+      if (maxTakeovers < 1) {
+        throw new IllegalArgumentException("maxTakeovers must be at least 1");
+      }
       requireNonNegative("maxWait", maxWait);
       if (transactionAttempts < 1) {
         throw new IllegalArgumentException("transactionAttempts must be at least 1");
@@ -135,6 +174,16 @@ public final class EngineConfig {
             "retryAfter must be at least 1 second (HTTP says seconds)");
       }
       return new EngineConfig(this);
+    }
+
+    private static String defaultNodeId() {
+      String host;
+      try {
+        host = java.net.InetAddress.getLocalHost().getHostName();
+      } catch (java.io.IOException e) {
+        host = "localhost";
+      }
+      return host + "-" + ProcessHandle.current().pid();
     }
 
     private static void requireNonNegative(String option, Duration value) {

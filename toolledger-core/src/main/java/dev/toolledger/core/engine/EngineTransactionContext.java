@@ -1,6 +1,8 @@
 package dev.toolledger.core.engine;
 
+import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.identity.TenantId;
+import dev.toolledger.core.outbox.Outbox;
 import dev.toolledger.core.store.LedgerTransaction;
 import dev.toolledger.core.store.SqlDialect;
 import dev.toolledger.core.tool.TransactionContext;
@@ -8,7 +10,8 @@ import java.sql.Connection;
 import java.time.Instant;
 
 /** The context handed to a transactional tool: a view of the engine's open transaction. */
-record EngineTransactionContext(TenantId tenant, LedgerTransaction transaction, Instant now)
+record EngineTransactionContext(
+    TenantId tenant, OperationKey key, LedgerTransaction transaction, Instant now)
     implements TransactionContext {
 
   @Override
@@ -19,5 +22,10 @@ record EngineTransactionContext(TenantId tenant, LedgerTransaction transaction, 
   @Override
   public SqlDialect dialect() {
     return transaction.dialect();
+  }
+
+  @Override
+  public Outbox outbox() {
+    return transaction.outbox(tenant, key);
   }
 }

@@ -91,6 +91,17 @@ public sealed interface ExecutionOutcome {
     }
   }
 
+  /**
+   * An external tool reported that its effect certainly did not happen (the downstream refused or
+   * could not be reached before acting); the claim was released, so the same key may be retried.
+   */
+  record ToolUnavailable(String reason, Duration retryAfter) implements ExecutionOutcome {
+    @Override
+    public String kind() {
+      return "not_done";
+    }
+  }
+
   /** The database stayed busy past the retry budget; nothing was written. */
   record Busy(Duration retryAfter) implements ExecutionOutcome {
     @Override

@@ -14,6 +14,7 @@ import dev.toolledger.core.fingerprint.Fingerprinter;
 import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.json.Json;
+import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationIntent;
 import dev.toolledger.core.operation.OperationRecord;
 import dev.toolledger.core.operation.OperationState;
@@ -21,9 +22,11 @@ import dev.toolledger.core.operation.StoredResponse;
 import dev.toolledger.core.schema.Validation;
 import dev.toolledger.core.schema.Violation;
 import dev.toolledger.core.store.ClaimResult;
+import dev.toolledger.core.store.ExpiredClaim;
 import dev.toolledger.core.store.LedgerStore;
 import dev.toolledger.core.store.NewOperation;
 import dev.toolledger.core.store.TransientStoreException;
+import dev.toolledger.core.tool.ExternalTool;
 import dev.toolledger.core.tool.ToolDescriptor;
 import dev.toolledger.core.tool.ToolRegistry;
 import dev.toolledger.core.tool.ToolRegistry.RegisteredTool;
@@ -34,7 +37,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.OptionalLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,12 +65,16 @@ public final class LedgerEngine {
   private final ToolRegistry tools;
   private final EngineConfig config;
   private final OutcomeListener listener;
+  private final Writes writes;
+  private final ExternalPath external;
 
   private LedgerEngine(Builder b) {
     this.store = b.store;
     this.tools = b.tools;
     this.config = b.config;
     this.listener = b.listener;
+    this.writes = new Writes(b.store, b.config);
+    this.external = new ExternalPath(b.store, b.config, writes);
   }
 
   public static Builder builder(LedgerStore store, ToolRegistry tools) {
@@ -88,6 +95,191 @@ public final class LedgerEngine {
    */
   public Optional<OperationRecord> lookup(TenantId tenant, OperationKey key) {
     return store.find(tenant, key);
+  }
+
+  /**
+   * How an operation reached its state, oldest step first; empty for a key not seen in this tenant.
+   * A transactional operation has exactly one step, taken inside the transaction that made its
+   * effect; it is derived from the record rather than written on every call.
+   */
+  public List<HistoryEntry> history(TenantId tenant, OperationKey key) {
+    Optional<OperationRecord> record = store.find(tenant, key);
+    if (record.isEmpty()) {
+      return List.of();
+    }
+    List<HistoryEntry> stored = store.history(tenant, key);
+    if (!stored.isEmpty()) {
+      return stored;
+    }
+    OperationRecord r = record.get();
+    if (r.state() == OperationState.COMPLETED) {
+      return List.of(
+          new HistoryEntry(
+              r.completedAt().orElse(r.createdAt()),
+              Optional.empty(),
+              OperationState.COMPLETED,
+              "executed; the effect and this record committed in one transaction",
+              "engine",
+              1));
+    }
+    return List.of();
+  }
+
+  /**
+   * Settles a key that a caller gave up on, or that an operator investigated.
+   *
+   * <p>An {@link Resolution.Inquiry} fences a key never seen as {@code NOT_EXECUTED} (so a late
+   * request with it is refused instead of executing after the caller gave up) and otherwise just
+   * reports the current state. An explicit resolution applies only to an {@code UNKNOWN} operation
+   * and is recorded in its history with {@code actor}.
+   *
+   * @param actor who asks, for the history ({@code token:ID})
+   */
+  public ResolveOutcome resolve(
+      TenantId tenant, OperationKey key, Resolution resolution, String actor) {
+    Instant now = config.clock().instant();
+    if (resolution instanceof Resolution.Inquiry) {
+      boolean fenced =
+          writes.run(
+              tx -> {
+                boolean ok =
+                    tx.fenceUnseen(tenant, key, now, now.plus(ToolDescriptor.DEFAULT_RETENTION));
+                if (ok) {
+                  tx.appendHistory(
+                      tenant,
+                      key,
+                      new HistoryEntry(
+                          now,
+                          Optional.empty(),
+                          OperationState.NOT_EXECUTED,
+                          "fenced: the caller gave up on a key never seen; a late request with it"
+                              + " is refused",
+                          actor,
+                          0));
+                }
+                return ok;
+              });
+      OperationRecord current = store.find(tenant, key).orElseThrow();
+      return fenced ? new ResolveOutcome.Fenced(current) : new ResolveOutcome.Current(current);
+    }
+    Optional<OperationRecord> existing = store.find(tenant, key);
+    if (existing.isEmpty()) {
+      return new ResolveOutcome.NothingToResolve();
+    }
+    if (existing.get().state() != OperationState.UNKNOWN) {
+      return new ResolveOutcome.NotResolvable(existing.get());
+    }
+    OperationState to;
+    Optional<StoredResponse> response;
+    String reason;
+    if (resolution instanceof Resolution.MarkCompleted completed) {
+      to = OperationState.COMPLETED;
+      response = Optional.of(completed.response());
+      reason = completed.reason();
+    } else {
+      to = OperationState.NOT_EXECUTED;
+      response = Optional.empty();
+      reason = ((Resolution.MarkNotExecuted) resolution).reason();
+    }
+    Duration retention =
+        existing
+            .get()
+            .tool()
+            .flatMap(tools::find)
+            .map(t -> t.descriptor().retention())
+            .orElse(ToolDescriptor.DEFAULT_RETENTION);
+    boolean resolved =
+        writes.run(
+            tx -> {
+              boolean ok = tx.resolveUnknown(tenant, key, to, response, now, now.plus(retention));
+              if (ok) {
+                tx.appendHistory(
+                    tenant,
+                    key,
+                    new HistoryEntry(
+                        now,
+                        Optional.of(OperationState.UNKNOWN),
+                        to,
+                        "resolved by an operator: " + reason,
+                        actor,
+                        0));
+              }
+              return ok;
+            });
+    OperationRecord current = store.find(tenant, key).orElseThrow();
+    return resolved
+        ? new ResolveOutcome.Resolved(current)
+        : new ResolveOutcome.NotResolvable(current);
+  }
+
+  /**
+   * Takes over leased claims whose lease expired by the database's clock and settles each: by the
+   * tool's outcome lookup, by performing again when the downstream is idempotent by its key, or as
+   * {@code UNKNOWN}. An expired claim is never deleted and its effect never silently re-run.
+   * Several nodes may recover at once; a claim goes to whichever takes it over first.
+   */
+  public RecoveryReport recoverExpiredClaims(int limit) {
+    RecoveryReport report = new RecoveryReport();
+    for (ExpiredClaim claim : store.expiredClaims(limit)) {
+      report.examined++;
+      Optional<ExternalTool> tool =
+          tools
+              .find(claim.intent().tool())
+              .map(RegisteredTool::tool)
+              .filter(ExternalTool.class::isInstance)
+              .map(ExternalTool.class::cast);
+      Duration lease = tool.map(ExternalTool::lease).orElse(ExternalTool.DEFAULT_LEASE);
+      OptionalLong taken;
+      try {
+        taken =
+            writes.run(
+                tx -> {
+                  OptionalLong fence =
+                      tx.takeOver(
+                          claim.tenant(), claim.key(), claim.fence(), config.nodeId(), lease);
+                  if (fence.isPresent()) {
+                    tx.appendHistory(
+                        claim.tenant(),
+                        claim.key(),
+                        new HistoryEntry(
+                            config.clock().instant(),
+                            Optional.of(OperationState.IN_PROGRESS),
+                            OperationState.IN_PROGRESS,
+                            "the lease of " + claim.owner() + " expired; taken over",
+                            external.actor(),
+                            fence.getAsLong()));
+                  }
+                  return fence;
+                });
+      } catch (TransientStoreException e) {
+        report.lost++;
+        continue;
+      }
+      if (taken.isEmpty()) {
+        report.lost++;
+        continue;
+      }
+      String why = "the lease of " + claim.owner() + " expired";
+      ExternalPath.Settled settled =
+          tool.isPresent()
+              ? external.settle(
+                  tool.get(),
+                  claim.tenant(),
+                  claim.key(),
+                  taken.getAsLong(),
+                  Json.parse(claim.parameters()),
+                  why)
+              : external.markWithoutTool(
+                  claim.tenant(),
+                  claim.key(),
+                  taken.getAsLong(),
+                  why
+                      + "; tool "
+                      + claim.intent().tool()
+                      + " is not an external tool on this node");
+      report.count(settled);
+    }
+    return report;
   }
 
   /**
@@ -147,7 +339,12 @@ public final class LedgerEngine {
     if (tool.tool() instanceof TransactionalTool transactional) {
       return executeInTransaction(transactional, invocation, intent, parameters, deadline);
     }
-    throw new IllegalStateException("no execution path for tool kind " + tool.tool().getClass());
+    ExternalPath.Result result =
+        external.execute((ExternalTool) tool.tool(), invocation, intent, parameters, deadline);
+    if (result instanceof ExternalPath.Result.Settle settle) {
+      return settle(settle.record(), intent, deadline);
+    }
+    return ((ExternalPath.Result.Answer) result).outcome();
   }
 
   /** Answers a request whose key is already recorded. */
@@ -199,87 +396,68 @@ public final class LedgerEngine {
       long deadline) {
     String toolName = tool.descriptor().name();
     Duration retention = tool.descriptor().retention();
-    for (int attempt = 1; ; attempt++) {
-      try {
-        TxResult result =
-            store.inTransaction(
-                tx -> {
-                  Instant now = config.clock().instant();
-                  Duration wait = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-                  ClaimResult claim =
-                      tx.claim(
-                          new NewOperation(invocation.tenant(), invocation.key(), intent, now),
-                          wait);
-                  if (claim instanceof ClaimResult.Existing existing) {
-                    return new TxResult.Taken(existing.record());
-                  }
-                  if (claim instanceof ClaimResult.Contended) {
-                    return new TxResult.Contended();
-                  }
-                  ToolResponse response;
-                  try {
-                    response =
-                        tool.execute(
-                            new EngineTransactionContext(invocation.tenant(), tx, now), parameters);
-                  } catch (Exception e) {
-                    throw new ToolExecutionException(toolName, e);
-                  }
-                  Objects.requireNonNull(response, () -> "tool " + toolName + " returned null");
-                  StoredResponse stored =
-                      new StoredResponse(response.status(), Json.write(response.body()));
-                  Instant completedAt = config.clock().instant();
-                  Instant expiresAt = completedAt.plus(retention);
-                  tx.complete(
-                      invocation.tenant(), invocation.key(), stored, completedAt, expiresAt);
-                  return new TxResult.Done(
-                      new OperationRecord(
-                          invocation.tenant(),
-                          invocation.key(),
-                          Optional.of(intent),
-                          OperationState.COMPLETED,
-                          Optional.of(stored),
-                          now,
-                          Optional.of(completedAt),
-                          Optional.of(expiresAt)));
-                });
-        if (result instanceof TxResult.Done done) {
-          return new Executed(done.record());
-        }
-        if (result instanceof TxResult.Taken taken) {
-          return settle(taken.record(), intent, deadline);
-        }
-        return new InProgress(config.retryAfter());
-      } catch (TransientStoreException e) {
-        if (attempt >= config.transactionAttempts()) {
-          LOG.atWarn()
-              .addKeyValue("tenant", invocation.tenant())
-              .addKeyValue("tool", toolName)
-              .addKeyValue("key", invocation.key().logHash())
-              .addKeyValue("attempts", attempt)
-              .log("database stayed busy; answering busy: {}", e.getMessage());
-          return new Busy(config.retryAfter());
-        }
-        sleep(backoff(attempt));
-      }
+    TxResult result;
+    try {
+      result =
+          writes.run(
+              tx -> {
+                Instant now = config.clock().instant();
+                Duration wait = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+                ClaimResult claim =
+                    tx.claim(
+                        new NewOperation(invocation.tenant(), invocation.key(), intent, now), wait);
+                if (claim instanceof ClaimResult.Existing existing) {
+                  return new TxResult.Taken(existing.record());
+                }
+                if (claim instanceof ClaimResult.Contended) {
+                  return new TxResult.Contended();
+                }
+                ToolResponse response;
+                try {
+                  response =
+                      tool.execute(
+                          new EngineTransactionContext(
+                              invocation.tenant(), invocation.key(), tx, now),
+                          parameters);
+                } catch (Exception e) {
+                  throw new ToolExecutionException(toolName, e);
+                }
+                Objects.requireNonNull(response, () -> "tool " + toolName + " returned null");
+                StoredResponse stored =
+                    new StoredResponse(response.status(), Json.write(response.body()));
+                Instant completedAt = config.clock().instant();
+                Instant expiresAt = completedAt.plus(retention);
+                tx.complete(invocation.tenant(), invocation.key(), stored, completedAt, expiresAt);
+                return new TxResult.Done(
+                    new OperationRecord(
+                        invocation.tenant(),
+                        invocation.key(),
+                        Optional.of(intent),
+                        OperationState.COMPLETED,
+                        Optional.of(stored),
+                        now,
+                        Optional.of(completedAt),
+                        Optional.of(expiresAt)));
+              });
+    } catch (TransientStoreException e) {
+      LOG.atWarn()
+          .addKeyValue("tenant", invocation.tenant())
+          .addKeyValue("tool", toolName)
+          .addKeyValue("key", invocation.key().logHash())
+          .log("database stayed busy; answering busy: {}", e.getMessage());
+      return new Busy(config.retryAfter());
     }
-  }
-
-  private long backoff(int attempt) {
-    long cap = config.retryCap().toMillis();
-    long ceiling = Math.min(cap, config.retryBase().toMillis() << Math.min(attempt - 1, 20));
-    return ceiling <= 0 ? 0 : ThreadLocalRandom.current().nextLong(ceiling + 1);
+    if (result instanceof TxResult.Done done) {
+      return new Executed(done.record());
+    }
+    if (result instanceof TxResult.Taken taken) {
+      return settle(taken.record(), intent, deadline);
+    }
+    return new InProgress(config.retryAfter());
   }
 
   private static void sleep(long millis) {
-    if (millis <= 0) {
-      return;
-    }
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new dev.toolledger.core.ToolLedgerException("interrupted while waiting", e);
-    }
+    Writes.sleep(millis);
   }
 
   private void report(Invocation invocation, String kind, long startedNanos) {

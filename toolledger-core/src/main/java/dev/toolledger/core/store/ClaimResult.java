@@ -5,8 +5,12 @@ import dev.toolledger.core.operation.OperationRecord;
 /** What the unique (tenant, key) constraint decided about a claim. */
 public sealed interface ClaimResult {
 
-  /** This transaction owns the key and must execute. */
-  record Claimed() implements ClaimResult {}
+  /**
+   * This transaction owns the key and must execute.
+   *
+   * @param fence the fencing token of this claim (1 for a new claim)
+   */
+  record Claimed(long fence) implements ClaimResult {}
 
   /** The key was already taken by a committed operation; nothing was written. */
   record Existing(OperationRecord record) implements ClaimResult {}

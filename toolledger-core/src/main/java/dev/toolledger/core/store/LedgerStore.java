@@ -2,7 +2,9 @@ package dev.toolledger.core.store;
 
 import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.identity.TenantId;
+import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationRecord;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -15,6 +17,12 @@ public interface LedgerStore extends AutoCloseable {
 
   /** A committed record, read without taking any write lock. */
   Optional<OperationRecord> find(TenantId tenant, OperationKey key);
+
+  /** The recorded steps of an operation, oldest first. */
+  List<HistoryEntry> history(TenantId tenant, OperationKey key);
+
+  /** Leased claims whose lease ran out by the database's clock, oldest first. */
+  List<ExpiredClaim> expiredClaims(int limit);
 
   /**
    * Runs {@code work} in one write transaction and commits it; if {@code work} throws, the

@@ -2,12 +2,21 @@ package dev.toolledger.core.store;
 
 import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.identity.TenantId;
+import dev.toolledger.core.operation.HistoryEntry;
+import dev.toolledger.core.operation.OperationState;
 import dev.toolledger.core.operation.StoredResponse;
+import dev.toolledger.core.outbox.Outbox;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
+import java.util.OptionalLong;
 
-/** The operations a ledger write transaction offers the engine. */
+/**
+ * The operations a ledger write transaction offers the engine. Every change of an operation row
+ * that follows a claim is conditional: on its state and, for leased claims, on its fencing token,
+ * so a writer that lost its claim changes nothing and learns so from the return value.
+ */
 public interface LedgerTransaction {
 
   /**
@@ -18,17 +27,92 @@ public interface LedgerTransaction {
 
   SqlDialect dialect();
 
+  /** The record as this transaction sees it (including its own changes). */
+  Optional<dev.toolledger.core.operation.OperationRecord> find(TenantId tenant, OperationKey key);
+
   /**
-   * Claims a key with an {@code INSERT} that the unique (tenant, key) constraint arbitrates. A
-   * concurrent claimer of the same key waits for this transaction to end, up to {@code maxWait}.
+   * Claims a key for an effect inside this transaction with an {@code INSERT} that the unique
+   * (tenant, key) constraint arbitrates. A concurrent claimer of the same key waits for this
+   * transaction to end, up to {@code maxWait}.
    */
   ClaimResult claim(NewOperation operation, Duration maxWait);
 
-  /** Records the outcome of an operation this transaction claimed. */
+  /**
+   * Claims a key for an effect outside the database: the row is {@code IN_PROGRESS}, owned by
+   * {@code lease.owner()} until the database's clock passes now + {@code lease.lease()}, with
+   * fencing token 1.
+   */
+  ClaimResult claimLeased(NewOperation operation, LeaseClaim lease, Duration maxWait);
+
+  /** Records the outcome of an operation this transaction claimed with {@link #claim}. */
   void complete(
       TenantId tenant,
       OperationKey key,
       StoredResponse response,
       Instant completedAt,
       Instant expiresAt);
+
+  /**
+   * Records the outcome of a leased operation if {@code fence} is still its fencing token and it is
+   * still {@code IN_PROGRESS}.
+   *
+   * @return false when the claim was taken over: nothing changed
+   */
+  boolean completeFenced(
+      TenantId tenant,
+      OperationKey key,
+      long fence,
+      StoredResponse response,
+      Instant completedAt,
+      Instant expiresAt);
+
+  /**
+   * Moves a leased {@code IN_PROGRESS} operation to {@code UNKNOWN} or {@code NOT_EXECUTED} if
+   * {@code fence} is still current. {@code NOT_EXECUTED} is final and gets {@code expiresAt};
+   * {@code UNKNOWN} is never swept and gets none.
+   */
+  boolean settleFenced(
+      TenantId tenant,
+      OperationKey key,
+      long fence,
+      OperationState to,
+      Instant at,
+      Optional<Instant> expiresAt);
+
+  /** Deletes a leased {@code IN_PROGRESS} claim whose effect certainly did not happen. */
+  boolean release(TenantId tenant, OperationKey key, long fence);
+
+  /**
+   * Takes over a leased {@code IN_PROGRESS} claim whose lease expired by the database's clock.
+   *
+   * @return the new fencing token ({@code fence + 1}), or empty when the claim changed meanwhile
+   */
+  OptionalLong takeOver(
+      TenantId tenant, OperationKey key, long fence, String owner, Duration lease);
+
+  /**
+   * Records {@code NOT_EXECUTED} for a key never seen, so that a late request with it is refused.
+   *
+   * @return false when the key exists (nothing changed)
+   */
+  boolean fenceUnseen(TenantId tenant, OperationKey key, Instant at, Instant expiresAt);
+
+  /**
+   * An operator's explicit resolution of an {@code UNKNOWN} operation.
+   *
+   * @return false when the operation is not {@code UNKNOWN} (nothing changed)
+   */
+  boolean resolveUnknown(
+      TenantId tenant,
+      OperationKey key,
+      OperationState to,
+      Optional<StoredResponse> response,
+      Instant at,
+      Instant expiresAt);
+
+  /** Appends a step to the operation's history. */
+  void appendHistory(TenantId tenant, OperationKey key, HistoryEntry entry);
+
+  /** An outbox whose events commit with this transaction, attributed to this operation. */
+  Outbox outbox(TenantId tenant, OperationKey key);
 }

@@ -4,7 +4,7 @@ package dev.toolledger.core.tool;
  * A write tool whose calls ToolLedger makes safe to retry. The kind of tool decides where its
  * effect happens and therefore what the engine can promise about it.
  */
-public sealed interface Tool permits TransactionalTool {
+public sealed interface Tool permits TransactionalTool, ExternalTool {
   ToolDescriptor descriptor();
 
   default String name() {

@@ -1,6 +1,7 @@
 package dev.toolledger.core.tool;
 
 import dev.toolledger.core.identity.TenantId;
+import dev.toolledger.core.outbox.Outbox;
 import dev.toolledger.core.store.SqlDialect;
 import java.sql.Connection;
 import java.time.Instant;
@@ -22,4 +23,10 @@ public interface TransactionContext {
 
   /** The engine clock's time for this attempt. */
   Instant now();
+
+  /**
+   * An outbox whose events are stored in this transaction: they exist if and only if the effect and
+   * its operation record commit, and a relay delivers them afterwards.
+   */
+  Outbox outbox();
 }

@@ -9,6 +9,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
 import java.util.List;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +23,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class Migrator {
   private static final Logger LOG = LoggerFactory.getLogger(Migrator.class);
+  private static final Set<String> CONCURRENT_CREATE_STATES = Set.of("23505", "42P07", "42710");
 
   private final SqlDialect dialect;
   private final TransactionControl transactions;
@@ -56,9 +58,11 @@ public final class Migrator {
               + " applied_at BIGINT NOT NULL,"
               + " PRIMARY KEY (component, version))");
     } catch (SQLException e) {
-      // Two nodes creating the table at the same moment on PostgreSQL: one loses with a unique
-      // violation on the catalog; the table exists either way.
-      if (!"23505".equals(e.getSQLState()) && !"42P07".equals(e.getSQLState())) {
+      // Two nodes creating the table at the same moment on PostgreSQL: IF NOT EXISTS looked
+      // before the other's commit, so the loser fails on the catalog -- with a unique violation
+      // (23505), duplicate_table (42P07) or, for the table's row type, duplicate_object (42710).
+      // The table exists either way.
+      if (!CONCURRENT_CREATE_STATES.contains(e.getSQLState())) {
         throw e;
       }
     }

@@ -1,0 +1,30 @@
+package dev.toolledger.core.engine;
+
+import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.core.identity.TenantId;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * Derives the key an external tool sends downstream: {@code tl-} and 128 bits of SHA-256 over the
+ * tenant and the operation key. Stable across retries and takeovers, distinct between tenants, and
+ * not the caller's key itself (which stays between the caller and the ledger).
+ */
+public final class DownstreamKeys {
+  private DownstreamKeys() {}
+
+  public static String derive(TenantId tenant, OperationKey key) {
+    try {
+      MessageDigest sha = MessageDigest.getInstance("SHA-256");
+      sha.update("toolledger/downstream-key/v1\0".getBytes(StandardCharsets.US_ASCII));
+      sha.update(tenant.value().getBytes(StandardCharsets.US_ASCII));
+      sha.update((byte) 0);
+      sha.update(key.value().getBytes(StandardCharsets.US_ASCII));
+      return "tl-" + HexFormat.of().formatHex(sha.digest(), 0, 16);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is required by the Java platform", e);
+    }
+  }
+}

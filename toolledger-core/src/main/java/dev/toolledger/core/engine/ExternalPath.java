@@ -1,0 +1,457 @@
+package dev.toolledger.core.engine;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.core.identity.TenantId;
+import dev.toolledger.core.json.Json;
+import dev.toolledger.core.operation.HistoryEntry;
+import dev.toolledger.core.operation.OperationIntent;
+import dev.toolledger.core.operation.OperationRecord;
+import dev.toolledger.core.operation.OperationState;
+import dev.toolledger.core.operation.StoredResponse;
+import dev.toolledger.core.store.ClaimResult;
+import dev.toolledger.core.store.LeaseClaim;
+import dev.toolledger.core.store.LedgerStore;
+import dev.toolledger.core.store.LedgerTransaction;
+import dev.toolledger.core.store.NewOperation;
+import dev.toolledger.core.store.TransientStoreException;
+import dev.toolledger.core.tool.DownstreamStatus;
+import dev.toolledger.core.tool.EffectContext;
+import dev.toolledger.core.tool.EffectResult;
+import dev.toolledger.core.tool.ExternalTool;
+import dev.toolledger.core.tool.ToolResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The three steps of an effect outside the database (claim with a lease, perform outside any
+ * transaction, record under the fencing token) and the settlement of an uncertain effect, shared by
+ * the request path and the recovery worker.
+ */
+final class ExternalPath {
+  private static final Logger LOG = LoggerFactory.getLogger(ExternalPath.class);
+
+  private final LedgerStore store;
+  private final EngineConfig config;
+  private final Writes writes;
+
+  ExternalPath(LedgerStore store, EngineConfig config, Writes writes) {
+    this.store = store;
+    this.config = config;
+    this.writes = writes;
+  }
+
+  /** What the request path answers, or the record it must settle like any existing key. */
+  sealed interface Result {
+    record Answer(ExecutionOutcome outcome) implements Result {}
+
+    record Settle(OperationRecord record) implements Result {}
+  }
+
+  /** How a settlement left the operation. */
+  enum Settled {
+    COMPLETED,
+    NOT_EXECUTED,
+    UNKNOWN,
+    STILL_IN_PROGRESS,
+    RELEASED,
+    CLAIM_LOST
+  }
+
+  String actor() {
+    return "node:" + config.nodeId();
+  }
+
+  Result execute(
+      ExternalTool tool,
+      Invocation invocation,
+      OperationIntent intent,
+      JsonNode parameters,
+      long deadline) {
+    TenantId tenant = invocation.tenant();
+    OperationKey key = invocation.key();
+    Instant now = config.clock().instant();
+    ClaimResult claim;
+    try {
+      claim =
+          writes.run(
+              tx -> {
+                Duration wait = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+                ClaimResult result =
+                    tx.claimLeased(
+                        new NewOperation(tenant, key, intent, now),
+                        new LeaseClaim(config.nodeId(), tool.lease(), Json.write(parameters)),
+                        wait);
+                if (result instanceof ClaimResult.Claimed claimed) {
+                  tx.appendHistory(
+                      tenant,
+                      key,
+                      new HistoryEntry(
+                          now,
+                          Optional.empty(),
+                          OperationState.IN_PROGRESS,
+                          "claimed; lease of " + tool.lease().toMillis() + " ms",
+                          actor(),
+                          claimed.fence()));
+                }
+                return result;
+              });
+    } catch (TransientStoreException e) {
+      return new Result.Answer(new ExecutionOutcome.Busy(config.retryAfter()));
+    }
+    if (claim instanceof ClaimResult.Existing existing) {
+      return new Result.Settle(existing.record());
+    }
+    if (claim instanceof ClaimResult.Contended) {
+      return new Result.Answer(new ExecutionOutcome.InProgress(config.retryAfter()));
+    }
+    long fence = ((ClaimResult.Claimed) claim).fence();
+    EffectContext context = new EffectContext(tenant, DownstreamKeys.derive(tenant, key), fence);
+
+    EffectResult result;
+    try {
+      result = tool.perform(context, parameters);
+    } catch (Exception e) {
+      LOG.atWarn()
+          .addKeyValue("tenant", tenant)
+          .addKeyValue("tool", tool.name())
+          .addKeyValue("key", key.logHash())
+          .log(
+              "the effect failed with {}; it may or may not have happened",
+              e.getClass().getSimpleName());
+      Settled settled =
+          settle(
+              tool,
+              tenant,
+              key,
+              fence,
+              parameters,
+              "the effect failed with "
+                  + e.getClass().getSimpleName()
+                  + "; it may or may not have happened");
+      return answerAfter(settled, tenant, key);
+    }
+    if (result instanceof EffectResult.NotDone notDone) {
+      return release(tenant, key, fence, notDone.reason());
+    }
+    ToolResponse response = ((EffectResult.Done) result).response();
+    return record(tool, tenant, key, fence, response, "effect performed; outcome recorded");
+  }
+
+  private Result record(
+      ExternalTool tool,
+      TenantId tenant,
+      OperationKey key,
+      long fence,
+      ToolResponse response,
+      String cause) {
+    StoredResponse stored = new StoredResponse(response.status(), Json.write(response.body()));
+    boolean recorded;
+    try {
+      recorded = complete(tool, tenant, key, fence, stored, cause);
+    } catch (TransientStoreException e) {
+      // The effect happened but its outcome could not be written. The claim stays IN_PROGRESS;
+      // when its lease expires, recovery settles it (lookup, idempotent replay, or UNKNOWN).
+      LOG.atError()
+          .addKeyValue("tenant", tenant)
+          .addKeyValue("tool", tool.name())
+          .addKeyValue("key", key.logHash())
+          .log(
+              "the effect happened but its outcome could not be recorded; recovery will settle it");
+      return new Result.Answer(new ExecutionOutcome.InProgress(config.retryAfter()));
+    }
+    OperationRecord current = store.find(tenant, key).orElseThrow();
+    if (recorded) {
+      return new Result.Answer(new ExecutionOutcome.Executed(current));
+    }
+    return new Result.Settle(current);
+  }
+
+  /** Records a completion under the fence; appends why a late result was refused otherwise. */
+  private boolean complete(
+      ExternalTool tool,
+      TenantId tenant,
+      OperationKey key,
+      long fence,
+      StoredResponse stored,
+      String cause) {
+    return writes.run(
+        tx -> {
+          Instant at = config.clock().instant();
+          boolean ok =
+              tx.completeFenced(
+                  tenant, key, fence, stored, at, at.plus(tool.descriptor().retention()));
+          if (ok) {
+            tx.appendHistory(
+                tenant,
+                key,
+                new HistoryEntry(
+                    at,
+                    Optional.of(OperationState.IN_PROGRESS),
+                    OperationState.COMPLETED,
+                    cause + " (status " + stored.status() + ")",
+                    actor(),
+                    fence));
+          } else {
+            refused(tx, tenant, key, fence, at, "a result of fence " + fence + " arrived late");
+          }
+          return ok;
+        });
+  }
+
+  private void refused(
+      LedgerTransaction tx,
+      TenantId tenant,
+      OperationKey key,
+      long fence,
+      Instant at,
+      String what) {
+    Optional<OperationRecord> current = tx.find(tenant, key);
+    OperationState state = current.map(OperationRecord::state).orElse(OperationState.NOT_EXECUTED);
+    tx.appendHistory(
+        tenant,
+        key,
+        new HistoryEntry(
+            at,
+            Optional.of(state),
+            state,
+            what + " and was refused: the claim had been taken over",
+            actor(),
+            fence));
+  }
+
+  private Result release(TenantId tenant, OperationKey key, long fence, String reason) {
+    boolean released;
+    try {
+      released =
+          writes.run(
+              tx -> {
+                Instant at = config.clock().instant();
+                boolean ok = tx.release(tenant, key, fence);
+                if (ok) {
+                  tx.appendHistory(
+                      tenant,
+                      key,
+                      new HistoryEntry(
+                          at,
+                          Optional.of(OperationState.IN_PROGRESS),
+                          OperationState.NOT_EXECUTED,
+                          "claim released: the tool reported that nothing happened ("
+                              + truncate(reason)
+                              + "); the key may be retried",
+                          actor(),
+                          fence));
+                } else {
+                  refused(tx, tenant, key, fence, at, "a release of fence " + fence);
+                }
+                return ok;
+              });
+    } catch (TransientStoreException e) {
+      return new Result.Answer(new ExecutionOutcome.InProgress(config.retryAfter()));
+    }
+    if (released) {
+      return new Result.Answer(
+          new ExecutionOutcome.ToolUnavailable(truncate(reason), config.retryAfter()));
+    }
+    return new Result.Settle(store.find(tenant, key).orElseThrow());
+  }
+
+  private Result answerAfter(Settled settled, TenantId tenant, OperationKey key) {
+    Optional<OperationRecord> current = store.find(tenant, key);
+    if (settled == Settled.RELEASED || current.isEmpty()) {
+      return new Result.Answer(
+          new ExecutionOutcome.ToolUnavailable(
+              "the tool reported that nothing happened", config.retryAfter()));
+    }
+    OperationRecord record = current.get();
+    return switch (settled) {
+      case COMPLETED -> new Result.Answer(new ExecutionOutcome.Executed(record));
+      case NOT_EXECUTED -> new Result.Answer(new ExecutionOutcome.NotExecuted(record));
+      case UNKNOWN -> new Result.Answer(new ExecutionOutcome.OutcomeUnknown(record));
+      case STILL_IN_PROGRESS ->
+          new Result.Answer(new ExecutionOutcome.InProgress(config.retryAfter()));
+      default -> new Result.Settle(record);
+    };
+  }
+
+  /**
+   * Settles a leased claim held under {@code fence} whose effect is uncertain: ask the downstream
+   * when the tool can, perform again with the same downstream key when the downstream is idempotent
+   * by it, and otherwise record UNKNOWN. Never deletes the claim on a guess and never performs a
+   * non-idempotent effect twice.
+   */
+  Settled settle(
+      ExternalTool tool,
+      TenantId tenant,
+      OperationKey key,
+      long fence,
+      JsonNode parameters,
+      String why) {
+    EffectContext context = new EffectContext(tenant, DownstreamKeys.derive(tenant, key), fence);
+    try {
+      if (tool.supportsLookup()) {
+        DownstreamStatus status;
+        try {
+          status = tool.lookup(context, parameters);
+        } catch (Exception e) {
+          return stillInProgress(
+              tool,
+              tenant,
+              key,
+              fence,
+              why + "; the downstream lookup failed with " + e.getClass().getSimpleName());
+        }
+        if (status instanceof DownstreamStatus.Found found) {
+          StoredResponse stored =
+              new StoredResponse(found.response().status(), Json.write(found.response().body()));
+          return complete(
+                  tool,
+                  tenant,
+                  key,
+                  fence,
+                  stored,
+                  why + "; reconciled: the downstream lookup found the effect")
+              ? Settled.COMPLETED
+              : Settled.CLAIM_LOST;
+        }
+        if (status instanceof DownstreamStatus.Absent) {
+          return mark(
+              tool,
+              tenant,
+              key,
+              fence,
+              OperationState.NOT_EXECUTED,
+              why + "; reconciled: the downstream lookup found no effect");
+        }
+        return stillInProgress(
+            tool, tenant, key, fence, why + "; the downstream says it is still pending");
+      }
+      if (tool.idempotentDownstream()) {
+        EffectResult result;
+        try {
+          result = tool.perform(context, parameters);
+        } catch (Exception e) {
+          return stillInProgress(
+              tool,
+              tenant,
+              key,
+              fence,
+              why
+                  + "; performing again with the same downstream key failed with "
+                  + e.getClass().getSimpleName());
+        }
+        if (result instanceof EffectResult.NotDone notDone) {
+          Result released = release(tenant, key, fence, notDone.reason());
+          return released instanceof Result.Answer ? Settled.RELEASED : Settled.CLAIM_LOST;
+        }
+        ToolResponse response = ((EffectResult.Done) result).response();
+        StoredResponse stored = new StoredResponse(response.status(), Json.write(response.body()));
+        return complete(
+                tool,
+                tenant,
+                key,
+                fence,
+                stored,
+                why
+                    + "; performed again with the same downstream key (the downstream is idempotent by it)")
+            ? Settled.COMPLETED
+            : Settled.CLAIM_LOST;
+      }
+      return mark(
+          tool,
+          tenant,
+          key,
+          fence,
+          OperationState.UNKNOWN,
+          why
+              + "; the tool has no outcome lookup and no idempotent downstream, so the outcome is"
+              + " unknown");
+    } catch (TransientStoreException e) {
+      LOG.warn("could not record a settlement; the lease will expire and recovery will retry");
+      return Settled.STILL_IN_PROGRESS;
+    }
+  }
+
+  private Settled stillInProgress(
+      ExternalTool tool, TenantId tenant, OperationKey key, long fence, String why) {
+    if (fence > config.maxTakeovers()) {
+      return mark(
+          tool,
+          tenant,
+          key,
+          fence,
+          OperationState.UNKNOWN,
+          why + "; no settlement after " + (fence - 1) + " takeovers, so the outcome is unknown");
+    }
+    writes.run(
+        tx -> {
+          tx.appendHistory(
+              tenant,
+              key,
+              new HistoryEntry(
+                  config.clock().instant(),
+                  Optional.of(OperationState.IN_PROGRESS),
+                  OperationState.IN_PROGRESS,
+                  why + "; left in progress until its lease expires",
+                  actor(),
+                  fence));
+          return null;
+        });
+    return Settled.STILL_IN_PROGRESS;
+  }
+
+  /** Records UNKNOWN for a claim whose tool this node does not have. */
+  Settled markWithoutTool(TenantId tenant, OperationKey key, long fence, String why) {
+    return mark(null, tenant, key, fence, OperationState.UNKNOWN, why);
+  }
+
+  private Settled mark(
+      ExternalTool tool,
+      TenantId tenant,
+      OperationKey key,
+      long fence,
+      OperationState to,
+      String why) {
+    boolean ok =
+        writes.run(
+            tx -> {
+              Instant at = config.clock().instant();
+              Optional<Instant> expires =
+                  to == OperationState.NOT_EXECUTED
+                      ? Optional.of(
+                          at.plus(
+                              tool == null
+                                  ? dev.toolledger.core.tool.ToolDescriptor.DEFAULT_RETENTION
+                                  : tool.descriptor().retention()))
+                      : Optional.empty();
+              boolean changed = tx.settleFenced(tenant, key, fence, to, at, expires);
+              if (changed) {
+                tx.appendHistory(
+                    tenant,
+                    key,
+                    new HistoryEntry(
+                        at, Optional.of(OperationState.IN_PROGRESS), to, why, actor(), fence));
+              } else {
+                refused(tx, tenant, key, fence, at, "a settlement of fence " + fence);
+              }
+              return changed;
+            });
+    if (!ok) {
+      return Settled.CLAIM_LOST;
+    }
+    LOG.atWarn()
+        .addKeyValue("tenant", tenant)
+        .addKeyValue("tool", tool == null ? "?" : tool.name())
+        .addKeyValue("key", key.logHash())
+        .addKeyValue("state", to)
+        .log("operation settled");
+    return to == OperationState.UNKNOWN ? Settled.UNKNOWN : Settled.NOT_EXECUTED;
+  }
+
+  private static String truncate(String reason) {
+    return reason.length() <= 200 ? reason : reason.substring(0, 200) + "...";
+  }
+}

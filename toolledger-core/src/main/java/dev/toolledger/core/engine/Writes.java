@@ -1,0 +1,59 @@
+package dev.toolledger.core.engine;
+
+import dev.toolledger.core.store.LedgerStore;
+import dev.toolledger.core.store.TransactionWork;
+import dev.toolledger.core.store.TransientStoreException;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Runs ledger write transactions with the engine's retry budget: a transaction that meets a
+ * transient error (busy lock, serialization failure, deadlock, dropped connection) left nothing
+ * behind, so it runs again after a full-jitter pause, up to the configured attempts.
+ */
+final class Writes {
+  private final LedgerStore store;
+  private final EngineConfig config;
+
+  Writes(LedgerStore store, EngineConfig config) {
+    this.store = store;
+    this.config = config;
+  }
+
+  /**
+   * @throws TransientStoreException when every attempt met a transient error
+   */
+  <T> T run(TransactionWork<T> work) {
+    return run(work, config.transactionAttempts());
+  }
+
+  <T> T run(TransactionWork<T> work, int attempts) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return store.inTransaction(work);
+      } catch (TransientStoreException e) {
+        if (attempt >= attempts) {
+          throw e;
+        }
+        sleep(backoff(attempt));
+      }
+    }
+  }
+
+  long backoff(int attempt) {
+    long cap = config.retryCap().toMillis();
+    long ceiling = Math.min(cap, config.retryBase().toMillis() << Math.min(attempt - 1, 20));
+    return ceiling <= 0 ? 0 : ThreadLocalRandom.current().nextLong(ceiling + 1);
+  }
+
+  static void sleep(long millis) {
+    if (millis <= 0) {
+      return;
+    }
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new dev.toolledger.core.ToolLedgerException("interrupted while waiting", e);
+    }
+  }
+}

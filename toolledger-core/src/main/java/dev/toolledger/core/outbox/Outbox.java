@@ -1,0 +1,14 @@
+package dev.toolledger.core.outbox;
+
+/**
+ * Enqueues events inside the ledger's transaction: an event is stored if and only if the effect and
+ * the operation record commit.
+ */
+@FunctionalInterface
+public interface Outbox {
+
+  /**
+   * @return the event's id, stable for every delivery attempt; recipients deduplicate by it
+   */
+  String enqueue(OutboxMessage message);
+}

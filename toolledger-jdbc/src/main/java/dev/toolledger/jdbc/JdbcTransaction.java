@@ -1,0 +1,305 @@
+package dev.toolledger.jdbc;
+
+import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.core.identity.TenantId;
+import dev.toolledger.core.operation.HistoryEntry;
+import dev.toolledger.core.operation.OperationRecord;
+import dev.toolledger.core.operation.OperationState;
+import dev.toolledger.core.operation.StoredResponse;
+import dev.toolledger.core.outbox.Outbox;
+import dev.toolledger.core.store.ClaimResult;
+import dev.toolledger.core.store.LeaseClaim;
+import dev.toolledger.core.store.LedgerTransaction;
+import dev.toolledger.core.store.NewOperation;
+import dev.toolledger.core.store.SqlDialect;
+import dev.toolledger.core.store.StoreException;
+import dev.toolledger.jdbc.internal.GuardedConnection;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/** One open write transaction of a {@link JdbcLedgerStore}. */
+final class JdbcTransaction implements LedgerTransaction {
+  private final Connection connection;
+  private final Connection guarded;
+  private final DialectSupport dialect;
+  boolean rollbackOnly;
+
+  JdbcTransaction(Connection connection, DialectSupport dialect) {
+    this.connection = connection;
+    this.guarded = GuardedConnection.wrap(connection);
+    this.dialect = dialect;
+  }
+
+  @Override
+  public Connection connection() {
+    return guarded;
+  }
+
+  /** The unguarded connection, for the store's own statements. */
+  Connection rawConnection() {
+    return connection;
+  }
+
+  @Override
+  public SqlDialect dialect() {
+    return dialect.kind();
+  }
+
+  @Override
+  public Optional<OperationRecord> find(TenantId tenant, OperationKey key) {
+    try {
+      return OperationRows.select(connection, tenant, key);
+    } catch (SQLException e) {
+      throw new JdbcLedgerStore.WrappedSqlException(e);
+    }
+  }
+
+  @Override
+  public ClaimResult claim(NewOperation operation, Duration maxWait) {
+    return insertClaim(
+        operation,
+        maxWait,
+        "INSERT INTO tl_operations (tenant, op_key, tool, tool_version, fingerprint, state,"
+            + " created_at) VALUES (?, ?, ?, ?, ?, 'IN_PROGRESS', ?)"
+            + " ON CONFLICT (tenant, op_key) DO NOTHING",
+        null);
+  }
+
+  @Override
+  public ClaimResult claimLeased(NewOperation operation, LeaseClaim lease, Duration maxWait) {
+    return insertClaim(
+        operation,
+        maxWait,
+        "INSERT INTO tl_operations (tenant, op_key, tool, tool_version, fingerprint, state,"
+            + " created_at, owner, lease_until, fence, parameters)"
+            + " VALUES (?, ?, ?, ?, ?, 'IN_PROGRESS', ?, ?, "
+            + dialect.nowMillis()
+            + " + ?, 1, ?) ON CONFLICT (tenant, op_key) DO NOTHING",
+        lease);
+  }
+
+  private ClaimResult insertClaim(
+      NewOperation operation, Duration maxWait, String sql, LeaseClaim lease) {
+    try {
+      dialect.beforeClaim(connection, maxWait);
+      int inserted;
+      try (PreparedStatement ps = connection.prepareStatement(sql)) {
+        ps.setString(1, operation.tenant().value());
+        ps.setString(2, operation.key().value());
+        ps.setString(3, operation.intent().tool());
+        ps.setString(4, operation.intent().toolVersion());
+        ps.setString(5, operation.intent().fingerprint().hex());
+        ps.setLong(6, operation.createdAt().toEpochMilli());
+        if (lease != null) {
+          ps.setString(7, lease.owner());
+          ps.setLong(8, lease.lease().toMillis());
+          ps.setString(9, lease.parameters());
+        }
+        inserted = ps.executeUpdate();
+      } catch (SQLException e) {
+        if (dialect.isClaimWaitExceeded(e)) {
+          rollbackOnly = true;
+          return new ClaimResult.Contended();
+        }
+        throw e;
+      }
+      dialect.afterClaim(connection);
+      if (inserted == 1) {
+        return new ClaimResult.Claimed(1);
+      }
+      OperationRecord existing =
+          OperationRows.select(connection, operation.tenant(), operation.key())
+              .orElseThrow(
+                  () ->
+                      new StoreException(
+                          "the claim conflicted but no operation row is visible; the"
+                              + " isolation level must be READ COMMITTED or stronger"));
+      return new ClaimResult.Existing(existing);
+    } catch (SQLException e) {
+      throw new JdbcLedgerStore.WrappedSqlException(e);
+    }
+  }
+
+  @Override
+  public void complete(
+      TenantId tenant,
+      OperationKey key,
+      StoredResponse response,
+      Instant completedAt,
+      Instant expiresAt) {
+    if (!completeFenced(tenant, key, 1, response, completedAt, expiresAt)) {
+      throw new StoreException(
+          "operation " + key + " was not IN_PROGRESS when its outcome was recorded");
+    }
+  }
+
+  @Override
+  public boolean completeFenced(
+      TenantId tenant,
+      OperationKey key,
+      long fence,
+      StoredResponse response,
+      Instant completedAt,
+      Instant expiresAt) {
+    return update(
+        "UPDATE tl_operations SET state = 'COMPLETED', response_status = ?, response_body = ?,"
+            + " completed_at = ?, expires_at = ?, owner = NULL, lease_until = NULL,"
+            + " parameters = NULL"
+            + " WHERE tenant = ? AND op_key = ? AND fence = ? AND state = 'IN_PROGRESS'",
+        ps -> {
+          ps.setInt(1, response.status());
+          ps.setString(2, response.body());
+          ps.setLong(3, completedAt.toEpochMilli());
+          ps.setLong(4, expiresAt.toEpochMilli());
+          ps.setString(5, tenant.value());
+          ps.setString(6, key.value());
+          ps.setLong(7, fence);
+        });
+  }
+
+  @Override
+  public boolean settleFenced(
+      TenantId tenant,
+      OperationKey key,
+      long fence,
+      OperationState to,
+      Instant at,
+      Optional<Instant> expiresAt) {
+    if (to != OperationState.UNKNOWN && to != OperationState.NOT_EXECUTED) {
+      throw new IllegalArgumentException("settle moves to UNKNOWN or NOT_EXECUTED, not " + to);
+    }
+    // UNKNOWN keeps its parameters: whoever investigates it may need them. NOT_EXECUTED is final.
+    String parameters = to == OperationState.NOT_EXECUTED ? ", parameters = NULL" : "";
+    return update(
+        "UPDATE tl_operations SET state = ?, completed_at = ?, expires_at = ?, owner = NULL,"
+            + " lease_until = NULL"
+            + parameters
+            + " WHERE tenant = ? AND op_key = ? AND fence = ? AND state = 'IN_PROGRESS'",
+        ps -> {
+          ps.setString(1, to.name());
+          if (to == OperationState.NOT_EXECUTED) {
+            ps.setLong(2, at.toEpochMilli());
+          } else {
+            ps.setNull(2, Types.BIGINT);
+          }
+          OperationRows.setOptionalLong(ps, 3, expiresAt);
+          ps.setString(4, tenant.value());
+          ps.setString(5, key.value());
+          ps.setLong(6, fence);
+        });
+  }
+
+  @Override
+  public boolean release(TenantId tenant, OperationKey key, long fence) {
+    return update(
+        "DELETE FROM tl_operations WHERE tenant = ? AND op_key = ? AND fence = ?"
+            + " AND state = 'IN_PROGRESS'",
+        ps -> {
+          ps.setString(1, tenant.value());
+          ps.setString(2, key.value());
+          ps.setLong(3, fence);
+        });
+  }
+
+  @Override
+  public OptionalLong takeOver(
+      TenantId tenant, OperationKey key, long fence, String owner, Duration lease) {
+    boolean taken =
+        update(
+            "UPDATE tl_operations SET owner = ?, fence = fence + 1, lease_until = "
+                + dialect.nowMillis()
+                + " + ? WHERE tenant = ? AND op_key = ? AND fence = ? AND state = 'IN_PROGRESS'"
+                + " AND lease_until IS NOT NULL AND lease_until < "
+                + dialect.nowMillis(),
+            ps -> {
+              ps.setString(1, owner);
+              ps.setLong(2, lease.toMillis());
+              ps.setString(3, tenant.value());
+              ps.setString(4, key.value());
+              ps.setLong(5, fence);
+            });
+    return taken ? OptionalLong.of(fence + 1) : OptionalLong.empty();
+  }
+
+  @Override
+  public boolean fenceUnseen(TenantId tenant, OperationKey key, Instant at, Instant expiresAt) {
+    return update(
+        "INSERT INTO tl_operations (tenant, op_key, state, created_at, completed_at, expires_at,"
+            + " fence) VALUES (?, ?, 'NOT_EXECUTED', ?, ?, ?, 0)"
+            + " ON CONFLICT (tenant, op_key) DO NOTHING",
+        ps -> {
+          ps.setString(1, tenant.value());
+          ps.setString(2, key.value());
+          ps.setLong(3, at.toEpochMilli());
+          ps.setLong(4, at.toEpochMilli());
+          ps.setLong(5, expiresAt.toEpochMilli());
+        });
+  }
+
+  @Override
+  public boolean resolveUnknown(
+      TenantId tenant,
+      OperationKey key,
+      OperationState to,
+      Optional<StoredResponse> response,
+      Instant at,
+      Instant expiresAt) {
+    if ((to == OperationState.COMPLETED) != response.isPresent()
+        || (to != OperationState.COMPLETED && to != OperationState.NOT_EXECUTED)) {
+      throw new IllegalArgumentException(
+          "an UNKNOWN operation resolves to COMPLETED with a response or NOT_EXECUTED without");
+    }
+    return update(
+        "UPDATE tl_operations SET state = ?, response_status = ?, response_body = ?,"
+            + " completed_at = ?, expires_at = ?, parameters = NULL"
+            + " WHERE tenant = ? AND op_key = ? AND state = 'UNKNOWN'",
+        ps -> {
+          ps.setString(1, to.name());
+          if (response.isPresent()) {
+            ps.setInt(2, response.get().status());
+            ps.setString(3, response.get().body());
+          } else {
+            ps.setNull(2, Types.INTEGER);
+            ps.setNull(3, Types.VARCHAR);
+          }
+          ps.setLong(4, at.toEpochMilli());
+          ps.setLong(5, expiresAt.toEpochMilli());
+          ps.setString(6, tenant.value());
+          ps.setString(7, key.value());
+        });
+  }
+
+  @Override
+  public void appendHistory(TenantId tenant, OperationKey key, HistoryEntry entry) {
+    try {
+      OperationRows.appendHistory(connection, tenant, key, entry);
+    } catch (SQLException e) {
+      throw new JdbcLedgerStore.WrappedSqlException(e);
+    }
+  }
+
+  @Override
+  public Outbox outbox(TenantId tenant, OperationKey key) {
+    return new OutboxRows.TransactionOutbox(connection, dialect, tenant, key);
+  }
+
+  private boolean update(String sql, Binder binder) {
+    try (PreparedStatement ps = connection.prepareStatement(sql)) {
+      binder.bind(ps);
+      return ps.executeUpdate() == 1;
+    } catch (SQLException e) {
+      throw new JdbcLedgerStore.WrappedSqlException(e);
+    }
+  }
+
+  @FunctionalInterface
+  interface Binder {
+    void bind(PreparedStatement ps) throws SQLException;
+  }
+}

@@ -1,0 +1,132 @@
+package dev.toolledger.jdbc;
+
+import dev.toolledger.core.fingerprint.Fingerprint;
+import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.core.identity.TenantId;
+import dev.toolledger.core.operation.HistoryEntry;
+import dev.toolledger.core.operation.OperationIntent;
+import dev.toolledger.core.operation.OperationRecord;
+import dev.toolledger.core.operation.OperationState;
+import dev.toolledger.core.operation.StoredResponse;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** Reading and writing rows of the operation tables; the SQL of the ledger's own reads. */
+final class OperationRows {
+  static final String COLUMNS =
+      "tenant, op_key, tool, tool_version, fingerprint, state, response_status, response_body,"
+          + " created_at, completed_at, expires_at";
+
+  private OperationRows() {}
+
+  static Optional<OperationRecord> select(Connection connection, TenantId tenant, OperationKey key)
+      throws SQLException {
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "SELECT " + COLUMNS + " FROM tl_operations WHERE tenant = ? AND op_key = ?")) {
+      ps.setString(1, tenant.value());
+      ps.setString(2, key.value());
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? Optional.of(read(rs)) : Optional.empty();
+      }
+    }
+  }
+
+  static OperationRecord read(ResultSet rs) throws SQLException {
+    String tool = rs.getString("tool");
+    Optional<OperationIntent> intent =
+        tool == null
+            ? Optional.empty()
+            : Optional.of(
+                new OperationIntent(
+                    tool,
+                    rs.getString("tool_version"),
+                    new Fingerprint(rs.getString("fingerprint"))));
+    OperationState state = OperationState.valueOf(rs.getString("state"));
+    String body = rs.getString("response_body");
+    int status = rs.getInt("response_status");
+    Optional<StoredResponse> response =
+        state == OperationState.COMPLETED
+            ? Optional.of(new StoredResponse(status, body))
+            : Optional.empty();
+    return new OperationRecord(
+        TenantId.of(rs.getString("tenant")),
+        OperationKey.of(rs.getString("op_key")),
+        intent,
+        state,
+        response,
+        Instant.ofEpochMilli(rs.getLong("created_at")),
+        instant(rs, "completed_at"),
+        instant(rs, "expires_at"));
+  }
+
+  static List<HistoryEntry> history(Connection connection, TenantId tenant, OperationKey key)
+      throws SQLException {
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "SELECT at, from_state, to_state, cause, actor, fence FROM tl_operation_history"
+                + " WHERE tenant = ? AND op_key = ? ORDER BY seq")) {
+      ps.setString(1, tenant.value());
+      ps.setString(2, key.value());
+      try (ResultSet rs = ps.executeQuery()) {
+        List<HistoryEntry> entries = new ArrayList<>();
+        while (rs.next()) {
+          String from = rs.getString("from_state");
+          entries.add(
+              new HistoryEntry(
+                  Instant.ofEpochMilli(rs.getLong("at")),
+                  from == null ? Optional.empty() : Optional.of(OperationState.valueOf(from)),
+                  OperationState.valueOf(rs.getString("to_state")),
+                  rs.getString("cause"),
+                  rs.getString("actor"),
+                  rs.getLong("fence")));
+        }
+        return entries;
+      }
+    }
+  }
+
+  static void appendHistory(
+      Connection connection, TenantId tenant, OperationKey key, HistoryEntry entry)
+      throws SQLException {
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "INSERT INTO tl_operation_history (tenant, op_key, at, from_state, to_state, cause,"
+                + " actor, fence) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+      ps.setString(1, tenant.value());
+      ps.setString(2, key.value());
+      ps.setLong(3, entry.at().toEpochMilli());
+      if (entry.from().isPresent()) {
+        ps.setString(4, entry.from().get().name());
+      } else {
+        ps.setNull(4, Types.VARCHAR);
+      }
+      ps.setString(5, entry.to().name());
+      ps.setString(6, entry.cause());
+      ps.setString(7, entry.actor());
+      ps.setLong(8, entry.fence());
+      ps.executeUpdate();
+    }
+  }
+
+  static Optional<Instant> instant(ResultSet rs, String column) throws SQLException {
+    long millis = rs.getLong(column);
+    return rs.wasNull() ? Optional.empty() : Optional.of(Instant.ofEpochMilli(millis));
+  }
+
+  static void setOptionalLong(PreparedStatement ps, int index, Optional<Instant> value)
+      throws SQLException {
+    if (value.isPresent()) {
+      ps.setLong(index, value.get().toEpochMilli());
+    } else {
+      ps.setNull(index, Types.BIGINT);
+    }
+  }
+}
