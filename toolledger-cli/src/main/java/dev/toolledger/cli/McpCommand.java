@@ -2,6 +2,7 @@ package dev.toolledger.cli;
 
 import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.identity.TenantId;
+import dev.toolledger.core.store.SqlDialect;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.server.ToolLedgerApp;
 import dev.toolledger.server.mcp.McpOptions;
@@ -103,13 +104,14 @@ final class McpCommand implements Callable<Integer> {
           }
         };
     Runtime.getRuntime().addShutdownHook(new Thread(stop, "toolledger-shutdown"));
+    String durability =
+        store.dialect() == SqlDialect.SQLITE ? ", synchronous=" + database.synchronous : "";
     System.err.println(
         "toolledger: serving MCP on stdio for tenant "
             + tenantId
             + " (ledger "
             + store.description()
-            + ", synchronous="
-            + database.synchronous
+            + durability
             + ")");
     server.awaitEndOfInput();
     stop.run();
