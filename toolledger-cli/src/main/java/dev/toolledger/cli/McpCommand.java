@@ -5,8 +5,8 @@ import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.store.SqlDialect;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.server.ToolLedgerApp;
+import dev.toolledger.server.ToolLedgerStdio;
 import dev.toolledger.server.mcp.McpOptions;
-import dev.toolledger.server.mcp.McpStdio;
 import dev.toolledger.server.notes.NotesTool;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -74,6 +74,22 @@ final class McpCommand implements Callable<Integer> {
           "Refuse more than N notes per tenant (a recorded business error). Default: none.")
   Long notesQuota;
 
+  @Option(
+      names = "--attachments-url",
+      paramLabel = "URL",
+      description =
+          "Where note attachments are delivered, as for 'serve'. When set, create-note accepts an"
+              + " 'attachment' and commits an outbox event with the note. Default: none.")
+  java.net.URI attachmentsUrl;
+
+  @Option(
+      names = "--relay",
+      negatable = true,
+      defaultValue = "true",
+      fallbackValue = "true",
+      description = "Run an outbox relay in this process (default: ${DEFAULT-VALUE}).")
+  boolean relay;
+
   @Override
   public Integer call() throws Exception {
     // The protocol owns stdout; anything else that prints goes to stderr instead of corrupting it.
@@ -83,12 +99,13 @@ final class McpCommand implements Callable<Integer> {
     McpOptions.Builder mcp = McpOptions.builder();
     allowUnkeyed.forEach(mcp::allowUnkeyed);
     JdbcLedgerStore store = database.open();
-    McpStdio server;
+    ToolLedgerStdio server;
     try {
       server =
           ToolLedgerApp.builder(store)
               .engineConfig(EngineConfig.builder().maxWait(maxWait).build())
-              .notes(notesQuota == null ? NotesTool.unlimited() : NotesTool.withQuota(notesQuota))
+              .notes(notes())
+              .relayEnabled(relay)
               .mcp(mcp.build())
               .startStdio(tenantId, System.in, protocol);
     } catch (RuntimeException e) {
@@ -116,5 +133,10 @@ final class McpCommand implements Callable<Integer> {
     server.awaitEndOfInput();
     stop.run();
     return 0;
+  }
+
+  private NotesTool notes() {
+    NotesTool notes = notesQuota == null ? NotesTool.unlimited() : NotesTool.withQuota(notesQuota);
+    return attachmentsUrl == null ? notes : notes.withAttachments(attachmentsUrl);
   }
 }

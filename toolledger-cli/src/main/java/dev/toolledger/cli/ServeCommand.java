@@ -74,6 +74,28 @@ final class ServeCommand implements Callable<Integer> {
               + " tool requires a key.")
   List<String> allowUnkeyed = new ArrayList<>();
 
+  @Option(
+      names = "--attachments-url",
+      paramLabel = "URL",
+      description =
+          "Where note attachments are delivered (e.g. http://127.0.0.1:8090/v1/attachments, see"
+              + " 'toolledger attachments serve'). When set, create-note accepts an 'attachment'"
+              + " and commits an outbox event with the note. Default: none.")
+  java.net.URI attachmentsUrl;
+
+  @Option(
+      names = "--relay",
+      negatable = true,
+      defaultValue = "true",
+      fallbackValue = "true",
+      description = "Run an outbox relay on this node (default: ${DEFAULT-VALUE}).")
+  boolean relay;
+
+  private NotesTool notes() {
+    NotesTool notes = notesQuota == null ? NotesTool.unlimited() : NotesTool.withQuota(notesQuota);
+    return attachmentsUrl == null ? notes : notes.withAttachments(attachmentsUrl);
+  }
+
   @Override
   public Integer call() throws Exception {
     McpOptions.Builder mcp = McpOptions.builder().enabled(!noMcp);
@@ -91,7 +113,8 @@ final class ServeCommand implements Callable<Integer> {
                       .maxRequestBytes(maxRequestBytes)
                       .build())
               .engineConfig(EngineConfig.builder().maxWait(maxWait).build())
-              .notes(notesQuota == null ? NotesTool.unlimited() : NotesTool.withQuota(notesQuota))
+              .notes(notes())
+              .relayEnabled(relay)
               .mcp(mcpOptions)
               .start();
     } catch (RuntimeException e) {

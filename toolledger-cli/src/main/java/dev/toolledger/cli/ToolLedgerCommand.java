@@ -8,5 +8,12 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     description = "Makes AI-agent write tools safe to retry.",
-    subcommands = {ServeCommand.class, McpCommand.class, TokensCommand.class, DemoCommand.class})
+    subcommands = {
+      ServeCommand.class,
+      McpCommand.class,
+      TokensCommand.class,
+      OutboxCommand.class,
+      AttachmentsCommand.class,
+      DemoCommand.class
+    })
 final class ToolLedgerCommand {}

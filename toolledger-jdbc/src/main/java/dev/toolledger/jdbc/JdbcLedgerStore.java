@@ -420,6 +420,20 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
 
   @Override
   public List<OutboxEvent> claimDue(String owner, Duration lease, int limit) {
+    // A relay polls often; an idle poll reads instead of taking SQLite's write lock.
+    try (Connection connection = dataSource.getConnection();
+        PreparedStatement ps =
+            connection.prepareStatement(
+                "SELECT 1 FROM tl_outbox WHERE state = 'PENDING' AND next_attempt_at <= "
+                    + dialect.nowMillis()
+                    + " LIMIT 1");
+        ResultSet rs = ps.executeQuery()) {
+      if (!rs.next()) {
+        return List.of();
+      }
+    } catch (SQLException e) {
+      throw translate(e, "looking for due outbox events");
+    }
     return inTransaction(
         tx ->
             OutboxRows.claimDue(

@@ -2,7 +2,9 @@ package dev.toolledger.server;
 
 import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.engine.LedgerEngine;
+import dev.toolledger.core.engine.RecoveryWorker;
 import dev.toolledger.core.identity.TenantId;
+import dev.toolledger.core.outbox.OutboxRelay;
 import dev.toolledger.core.tool.Tool;
 import dev.toolledger.core.tool.ToolRegistry;
 import dev.toolledger.jdbc.JdbcLedgerStore;
@@ -15,10 +17,12 @@ import dev.toolledger.server.mcp.McpService;
 import dev.toolledger.server.mcp.McpStdio;
 import dev.toolledger.server.notes.NotesEndpoint;
 import dev.toolledger.server.notes.NotesTool;
+import dev.toolledger.server.outbox.HttpDeliverer;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URI;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -38,13 +42,22 @@ public final class ToolLedgerApp implements AutoCloseable {
   private final LedgerEngine engine;
   private final Tokens tokens;
   private final ToolLedgerServer server;
+  private final Optional<OutboxRelay> relay;
+  private final Optional<RecoveryWorker> recovery;
 
   private ToolLedgerApp(
-      JdbcLedgerStore store, LedgerEngine engine, Tokens tokens, ToolLedgerServer server) {
+      JdbcLedgerStore store,
+      LedgerEngine engine,
+      Tokens tokens,
+      ToolLedgerServer server,
+      Optional<OutboxRelay> relay,
+      Optional<RecoveryWorker> recovery) {
     this.store = store;
     this.engine = engine;
     this.tokens = tokens;
     this.server = server;
+    this.relay = relay;
+    this.recovery = recovery;
   }
 
   public static Builder builder(JdbcLedgerStore store) {
@@ -74,10 +87,15 @@ public final class ToolLedgerApp implements AutoCloseable {
     return tokens;
   }
 
-  /** Stops the HTTP server gracefully; requests in flight finish first. */
+  /**
+   * Stops the HTTP server gracefully (requests in flight finish first), then the background
+   * workers. Undelivered outbox events stay in the database for the next start.
+   */
   @Override
   public void close() {
     server.close();
+    relay.ifPresent(OutboxRelay::close);
+    recovery.ifPresent(RecoveryWorker::close);
   }
 
   /** Assembles a node. */
@@ -90,6 +108,9 @@ public final class ToolLedgerApp implements AutoCloseable {
     private final List<Tool> extraTools = new ArrayList<>();
     private UnaryOperator<Tool> toolDecorator = UnaryOperator.identity();
     private McpOptions mcp = McpOptions.defaults();
+    private boolean relayEnabled = true;
+    private UnaryOperator<OutboxRelay.Builder> relayOptions = UnaryOperator.identity();
+    private Duration recoveryInterval = RecoveryWorker.DEFAULT_INTERVAL;
 
     private Builder(JdbcLedgerStore store) {
       this.store = Objects.requireNonNull(store, "store");
@@ -131,6 +152,30 @@ public final class ToolLedgerApp implements AutoCloseable {
       return this;
     }
 
+    /** Whether this node runs an outbox relay. Default true. */
+    public Builder relayEnabled(boolean relayEnabled) {
+      this.relayEnabled = relayEnabled;
+      return this;
+    }
+
+    /** Adjusts the relay's settings (backoff, attempts, poll interval). */
+    public Builder relay(UnaryOperator<OutboxRelay.Builder> relayOptions) {
+      this.relayOptions = Objects.requireNonNull(relayOptions, "relayOptions");
+      return this;
+    }
+
+    /**
+     * Pause between recovery passes over expired claims; zero turns recovery off on this node.
+     * Default 2 seconds.
+     */
+    public Builder recoveryInterval(Duration recoveryInterval) {
+      if (recoveryInterval == null || recoveryInterval.isNegative()) {
+        throw new IllegalArgumentException("recoveryInterval must be zero or positive");
+      }
+      this.recoveryInterval = recoveryInterval;
+      return this;
+    }
+
     /**
      * The MCP endpoint's settings; {@link McpOptions#disabled()} turns it off. Default: served at
      * {@value McpConventions#PATH}, every write tool requiring an operation key.
@@ -151,22 +196,44 @@ public final class ToolLedgerApp implements AutoCloseable {
               .health(new DatabaseHealthCheck(store.dataSource()))
               .mcp(mcp)
               .start();
-      return new ToolLedgerApp(store, engine, tokens, server);
+      return new ToolLedgerApp(store, engine, tokens, server, relay(), recovery(engine));
     }
 
     /**
      * Serves the same tools over MCP on the given streams (normally stdin and stdout) instead of
      * HTTP, every call acting as {@code tenant}: whoever can run this process is trusted with that
-     * tenant. Only the protocol is written to {@code out}.
+     * tenant. Only the protocol is written to {@code out}. The node's background workers (outbox
+     * relay, recovery) run as with {@link #start()}.
      *
      * @throws IllegalStateException when MCP is turned off
      */
-    public McpStdio startStdio(TenantId tenant, InputStream in, OutputStream out) {
+    public ToolLedgerStdio startStdio(TenantId tenant, InputStream in, OutputStream out) {
       Objects.requireNonNull(tenant, "tenant");
       if (!mcp.enabled()) {
         throw new IllegalStateException("MCP is turned off (mcp options: enabled=false)");
       }
-      return McpService.create(engine(), mcp).serveStdio(new Principal(tenant, "stdio"), in, out);
+      LedgerEngine engine = engine();
+      McpStdio mcpStdio =
+          McpService.create(engine, mcp).serveStdio(new Principal(tenant, "stdio"), in, out);
+      return new ToolLedgerStdio(mcpStdio, relay(), recovery(engine));
+    }
+
+    private Optional<OutboxRelay> relay() {
+      return relayEnabled
+          ? Optional.of(
+              relayOptions
+                  .apply(
+                      OutboxRelay.builder(store, new HttpDeliverer(HttpDeliverer.DEFAULT_TIMEOUT))
+                          .owner(engineConfig.nodeId()))
+                  .build()
+                  .start())
+          : Optional.empty();
+    }
+
+    private Optional<RecoveryWorker> recovery(LedgerEngine engine) {
+      return recoveryInterval.isZero()
+          ? Optional.empty()
+          : Optional.of(RecoveryWorker.start(engine, recoveryInterval, 100));
     }
 
     private LedgerEngine engine() {

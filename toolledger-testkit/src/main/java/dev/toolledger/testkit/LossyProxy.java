@@ -29,6 +29,7 @@ public final class LossyProxy implements AutoCloseable {
   private final ServerSocket listener;
   private final InetSocketAddress upstream;
   private final DropPolicy policy;
+  private final RequestGate gate;
   private final ExecutorService workers = Executors.newCachedThreadPool(LossyProxy::daemon);
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
   private final AtomicLong sequence = new AtomicLong();
@@ -36,17 +37,19 @@ public final class LossyProxy implements AutoCloseable {
   private final AtomicLong forwarded = new AtomicLong();
   private volatile boolean closed;
 
-  private LossyProxy(ServerSocket listener, InetSocketAddress upstream, DropPolicy policy) {
+  private LossyProxy(
+      ServerSocket listener, InetSocketAddress upstream, DropPolicy policy, RequestGate gate) {
     this.listener = listener;
     this.upstream = upstream;
     this.policy = policy;
+    this.gate = gate;
   }
 
   /** Starts a proxy on an ephemeral loopback port. */
-  public static LossyProxy start(InetSocketAddress upstream, DropPolicy policy) {
+  public static LossyProxy start(InetSocketAddress upstream, DropPolicy policy, RequestGate gate) {
     try {
       ServerSocket listener = new ServerSocket(0, 128, InetAddress.getLoopbackAddress());
-      LossyProxy proxy = new LossyProxy(listener, upstream, policy);
+      LossyProxy proxy = new LossyProxy(listener, upstream, policy, gate);
       proxy.workers.execute(proxy::acceptLoop);
       return proxy;
     } catch (IOException e) {
@@ -55,7 +58,14 @@ public final class LossyProxy implements AutoCloseable {
   }
 
   public static LossyProxy start(URI upstream, DropPolicy policy) {
-    return start(new InetSocketAddress(upstream.getHost(), upstream.getPort()), policy);
+    return start(upstream, policy, RequestGate.open());
+  }
+
+  /**
+   * A proxy that drops responses by {@code policy} and forwards requests when {@code gate} says.
+   */
+  public static LossyProxy start(URI upstream, DropPolicy policy, RequestGate gate) {
+    return start(new InetSocketAddress(upstream.getHost(), upstream.getPort()), policy, gate);
   }
 
   public int port() {
@@ -106,13 +116,14 @@ public final class LossyProxy implements AutoCloseable {
         if (request == null) {
           return;
         }
+        String[] requestLine = request.startLine().split(" ", 3);
+        gate.admit(requestLine[0], requestLine.length > 1 ? requestLine[1] : "");
         toServer.write(request.raw());
         toServer.flush();
         HttpMessage response = HttpMessage.readResponse(fromServer);
         if (response == null) {
           return;
         }
-        String[] requestLine = request.startLine().split(" ", 3);
         Exchange exchange =
             new Exchange(
                 sequence.incrementAndGet(),
@@ -132,6 +143,8 @@ public final class LossyProxy implements AutoCloseable {
       }
     } catch (IOException e) {
       // A peer closed its end; the connection is over either way.
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     } finally {
       open.remove(client);
     }

@@ -22,6 +22,7 @@ public enum ProblemType {
   IN_PROGRESS("operation-in-progress", 409, "Operation in progress"),
   OUTCOME_UNKNOWN("outcome-unknown", 409, "Outcome unknown"),
   NOT_EXECUTED("operation-not-executed", 409, "Operation not executed"),
+  NOT_RESOLVABLE("operation-not-resolvable", 409, "Operation not resolvable"),
   EXPIRED("operation-expired", 410, "Operation record expired"),
   PAYLOAD_TOO_LARGE("payload-too-large", 413, "Payload too large"),
   UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415, "Unsupported media type"),

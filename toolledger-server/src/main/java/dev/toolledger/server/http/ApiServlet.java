@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.toolledger.core.engine.ExecutionOutcome;
 import dev.toolledger.core.engine.Invocation;
 import dev.toolledger.core.engine.LedgerEngine;
+import dev.toolledger.core.engine.Resolution;
+import dev.toolledger.core.engine.ResolveOutcome;
 import dev.toolledger.core.engine.ToolExecutionException;
 import dev.toolledger.core.identity.InvalidOperationKeyException;
 import dev.toolledger.core.identity.OperationKey;
@@ -51,6 +53,7 @@ public final class ApiServlet extends HttpServlet {
   private static final String TOOLS = "/v1/tools";
   private static final String TOOLS_PREFIX = "/v1/tools/";
   private static final String OPERATIONS_PREFIX = "/v1/operations/";
+  private static final String RESOLVE_SUFFIX = "/resolve";
 
   private final transient LedgerEngine engine;
   private final transient Tokens tokens;
@@ -109,8 +112,19 @@ public final class ApiServlet extends HttpServlet {
           listTools(response);
         }
       } else if (path.startsWith(OPERATIONS_PREFIX)) {
-        if (requireMethod(method, "GET", response)) {
-          lookup(principal.get(), path.substring(OPERATIONS_PREFIX.length()), response);
+        // The key is one path segment; a key holding '/' must be sent percent-encoded.
+        String rest = path.substring(OPERATIONS_PREFIX.length());
+        int slash = rest.indexOf('/');
+        if (slash < 0) {
+          if (requireMethod(method, "GET", response)) {
+            lookup(principal.get(), rest, response);
+          }
+        } else if (rest.substring(slash).equals(RESOLVE_SUFFIX)) {
+          if (requireMethod(method, "POST", response)) {
+            resolve(principal.get(), rest.substring(0, slash), request, response);
+          }
+        } else {
+          problem(response, Problem.of(ProblemType.NOT_FOUND, "no resource at " + path));
         }
       } else if (reads.containsKey(path)) {
         if (requireMethod(method, "GET", response)) {
@@ -283,6 +297,15 @@ public final class ApiServlet extends HttpServlet {
           response,
           Problem.of(
               ProblemType.UNKNOWN_TOOL, "no tool is named '" + printable(unknown.tool()) + "'"));
+    } else if (outcome instanceof ExecutionOutcome.ToolUnavailable unavailable) {
+      response.setHeader("Retry-After", Long.toString(unavailable.retryAfter().toSeconds()));
+      problem(
+          response,
+          Problem.of(
+              ProblemType.TOOL_UNAVAILABLE,
+              "the tool reported that nothing happened ("
+                  + unavailable.reason()
+                  + "); nothing was recorded, so a retry with the same key executes it afresh"));
     } else if (outcome instanceof ExecutionOutcome.Busy busy) {
       response.setHeader("Retry-After", Long.toString(busy.retryAfter().toSeconds()));
       problem(
@@ -311,7 +334,69 @@ public final class ApiServlet extends HttpServlet {
       problem(response, Problem.of(ProblemType.NOT_FOUND, "no operation with this key"));
       return;
     }
-    json(response, 200, OperationJson.of(record.get()));
+    json(response, 200, OperationJson.of(record.get(), engine.history(principal.tenant(), key)));
+  }
+
+  private void resolve(
+      Principal principal, String rawKey, HttpServletRequest request, HttpServletResponse response)
+      throws IOException {
+    OperationKey key;
+    try {
+      key = OperationKey.of(Paths.decodeSegment(rawKey));
+    } catch (InvalidOperationKeyException | IllegalArgumentException e) {
+      problem(response, Problem.of(ProblemType.INVALID_KEY, e.getMessage()));
+      return;
+    }
+    byte[] body = readBody(request);
+    if (body == null) {
+      problem(
+          response,
+          Problem.of(
+              ProblemType.PAYLOAD_TOO_LARGE,
+              "the body is larger than " + maxRequestBytes + " bytes"));
+      return;
+    }
+    Resolution resolution;
+    try {
+      resolution = ResolutionJson.parse(body);
+    } catch (MalformedJsonException e) {
+      problem(response, Problem.of(ProblemType.MALFORMED_JSON, e.getMessage()));
+      return;
+    } catch (IllegalArgumentException e) {
+      problem(response, Problem.of(ProblemType.INVALID_PARAMETERS, e.getMessage()));
+      return;
+    }
+    ResolveOutcome outcome =
+        engine.resolve(principal.tenant(), key, resolution, "token:" + principal.tokenId());
+    if (outcome instanceof ResolveOutcome.NothingToResolve) {
+      problem(response, Problem.of(ProblemType.NOT_FOUND, "no operation with this key"));
+      return;
+    }
+    OperationRecord record;
+    String result;
+    if (outcome instanceof ResolveOutcome.Fenced fenced) {
+      record = fenced.record();
+      result = "fenced";
+    } else if (outcome instanceof ResolveOutcome.Current current) {
+      record = current.record();
+      result = "current";
+    } else if (outcome instanceof ResolveOutcome.Resolved resolved) {
+      record = resolved.record();
+      result = "resolved";
+    } else {
+      OperationRecord current = ((ResolveOutcome.NotResolvable) outcome).record();
+      problem(
+          response,
+          Problem.of(
+                  ProblemType.NOT_RESOLVABLE,
+                  "only an UNKNOWN operation can be resolved explicitly; this one is "
+                      + current.state())
+              .with("state", Json.mapper().getNodeFactory().textNode(current.state().name())));
+      return;
+    }
+    ObjectNode json = OperationJson.of(record, engine.history(principal.tenant(), key));
+    json.put("resolution", result);
+    json(response, 200, json);
   }
 
   private void listTools(HttpServletResponse response) throws IOException {

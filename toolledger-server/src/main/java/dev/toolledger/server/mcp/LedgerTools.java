@@ -219,7 +219,10 @@ final class LedgerTools implements AutoCloseable {
         () ->
             engine
                 .lookup(caller.get().principal().tenant(), key)
-                .map(McpResults::operation)
+                .map(
+                    record ->
+                        McpResults.operation(
+                            record, engine.history(caller.get().principal().tenant(), key)))
                 // The same answer for a key never seen and a key of another tenant.
                 .orElseGet(
                     () ->

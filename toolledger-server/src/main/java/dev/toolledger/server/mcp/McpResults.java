@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.toolledger.core.engine.ExecutionOutcome;
 import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.json.Json;
+import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationRecord;
 import dev.toolledger.core.operation.OperationState;
 import dev.toolledger.core.operation.StoredResponse;
@@ -108,8 +109,8 @@ final class McpResults {
   }
 
   /** The answer of {@code get-operation} for a record the caller owns. */
-  static CallToolResult operation(OperationRecord record) {
-    ObjectNode json = OperationJson.of(record);
+  static CallToolResult operation(OperationRecord record, List<HistoryEntry> history) {
+    ObjectNode json = OperationJson.of(record, history);
     Map<String, Object> meta = new LinkedHashMap<>();
     meta.put(McpConventions.STATE, record.state().name());
     return CallToolResult.builder()

@@ -3,12 +3,15 @@ package dev.toolledger.server.notes;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.toolledger.core.json.Json;
+import dev.toolledger.core.outbox.OutboxMessage;
 import dev.toolledger.core.tool.ToolDescriptor;
 import dev.toolledger.core.tool.ToolResponse;
 import dev.toolledger.core.tool.TransactionContext;
 import dev.toolledger.core.tool.TransactionalTool;
+import java.net.URI;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -24,30 +27,46 @@ public final class NotesTool implements TransactionalTool {
   public static final String QUOTA_EXCEEDED =
       "https://toolledger.dev/problems/notes/quota-exceeded";
 
-  private static final ToolDescriptor DESCRIPTOR =
-      ToolDescriptor.builder(NAME, "1")
-          .description(
-              "Creates a note with a title and an optional body. Safe to retry with the same"
-                  + " operation key: a retry returns the note created the first time.")
-          .inputSchema(
-              Json.parse(
-                  "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"title\"],"
-                      + "\"properties\":{"
-                      + "\"title\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200,"
-                      + "\"description\":\"The note's title, 1 to 200 characters.\"},"
-                      + "\"body\":{\"type\":\"string\",\"default\":\"\","
-                      + "\"description\":\"The note's text; empty when omitted.\"}}}"))
-          .build();
+  /** The outbox topic of an attachment to process. */
+  public static final String ATTACHMENT_TOPIC = "note.attachment";
 
   private final OptionalLong quotaPerTenant;
+  private final Optional<URI> attachments;
+  private final ToolDescriptor descriptor;
 
-  private NotesTool(OptionalLong quotaPerTenant) {
+  private NotesTool(OptionalLong quotaPerTenant, Optional<URI> attachments) {
     this.quotaPerTenant = quotaPerTenant;
+    this.attachments = attachments;
+    this.descriptor = describe(attachments.isPresent());
+  }
+
+  private static ToolDescriptor describe(boolean withAttachments) {
+    String attachment =
+        withAttachments
+            ? ",\"attachment\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":10000,"
+                + "\"description\":\"A small text to be processed by the attachment service after"
+                + " the note is created.\"}"
+            : "";
+    return ToolDescriptor.builder(NAME, "1")
+        .description(
+            "Creates a note with a title and an optional body. Safe to retry with the same"
+                + " operation key: a retry returns the note created the first time.")
+        .inputSchema(
+            Json.parse(
+                "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"title\"],"
+                    + "\"properties\":{"
+                    + "\"title\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200,"
+                    + "\"description\":\"The note's title, 1 to 200 characters.\"},"
+                    + "\"body\":{\"type\":\"string\",\"default\":\"\","
+                    + "\"description\":\"The note's text; empty when omitted.\"}"
+                    + attachment
+                    + "}}"))
+        .build();
   }
 
   /** A notes tool without a quota. */
   public static NotesTool unlimited() {
-    return new NotesTool(OptionalLong.empty());
+    return new NotesTool(OptionalLong.empty(), Optional.empty());
   }
 
   /** A notes tool that refuses to create more than {@code quota} notes per tenant. */
@@ -55,12 +74,20 @@ public final class NotesTool implements TransactionalTool {
     if (quota < 0) {
       throw new IllegalArgumentException("quota must not be negative");
     }
-    return new NotesTool(OptionalLong.of(quota));
+    return new NotesTool(OptionalLong.of(quota), Optional.empty());
+  }
+
+  /**
+   * The same tool, also accepting an {@code attachment}: the note commits together with an outbox
+   * event ({@value #ATTACHMENT_TOPIC}) that a relay delivers to {@code endpoint} afterwards.
+   */
+  public NotesTool withAttachments(URI endpoint) {
+    return new NotesTool(quotaPerTenant, Optional.of(endpoint));
   }
 
   @Override
   public ToolDescriptor descriptor() {
-    return DESCRIPTOR;
+    return descriptor;
   }
 
   @Override
@@ -97,6 +124,18 @@ public final class NotesTool implements TransactionalTool {
     note.put("id", id);
     note.put("title", title);
     note.put("body", body);
+    JsonNode attachment = parameters.get("attachment");
+    if (attachment != null && attachments.isPresent()) {
+      ObjectNode event = Json.object();
+      event.put("tenant", context.tenant().value());
+      event.put("noteId", id);
+      event.put("text", attachment.textValue());
+      String eventId =
+          context
+              .outbox()
+              .enqueue(new OutboxMessage(ATTACHMENT_TOPIC, "note:" + id, attachments.get(), event));
+      note.put("attachmentEvent", eventId);
+    }
     return ToolResponse.of(201, note);
   }
 

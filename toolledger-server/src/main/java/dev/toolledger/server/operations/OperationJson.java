@@ -1,11 +1,14 @@
 package dev.toolledger.server.operations;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.toolledger.core.json.Json;
+import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationIntent;
 import dev.toolledger.core.operation.OperationRecord;
 import dev.toolledger.core.operation.StoredResponse;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * The JSON view of an operation record that every lookup answers with: {@code GET
@@ -19,7 +22,7 @@ import java.time.Instant;
 public final class OperationJson {
   private OperationJson() {}
 
-  public static ObjectNode of(OperationRecord record) {
+  public static ObjectNode of(OperationRecord record, List<HistoryEntry> history) {
     ObjectNode json = Json.object();
     json.put("key", record.key().value());
     json.put("tool", record.intent().map(OperationIntent::tool).orElse(null));
@@ -35,6 +38,15 @@ public final class OperationJson {
       responseJson.set("body", Json.parse(stored.body()));
     } else {
       json.putNull("response");
+    }
+    ArrayNode steps = json.putArray("history");
+    for (HistoryEntry entry : history) {
+      ObjectNode step = steps.addObject();
+      step.put("at", entry.at().toString());
+      step.put("from", entry.from().map(Enum::name).orElse(null));
+      step.put("to", entry.to().name());
+      step.put("cause", entry.cause());
+      step.put("actor", entry.actor());
     }
     return json;
   }

@@ -1,0 +1,63 @@
+package dev.toolledger.server.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.toolledger.core.engine.Resolution;
+import dev.toolledger.core.json.Json;
+import dev.toolledger.core.operation.StoredResponse;
+
+/**
+ * The body of {@code POST /v1/operations/{key}/resolve}.
+ *
+ * <ul>
+ *   <li>empty or {@code {}}: an inquiry ("I give up on this key": fence it if never seen, else
+ *       report it);
+ *   <li>{@code {"resolution": "NOT_EXECUTED", "reason": "..."}};
+ *   <li>{@code {"resolution": "COMPLETED", "response": {"status": 201, "body": {...}}, "reason":
+ *       "..."}}: the recorded outcome that retries will replay.
+ * </ul>
+ */
+final class ResolutionJson {
+  private ResolutionJson() {}
+
+  static Resolution parse(byte[] body) {
+    if (body.length == 0 || new String(body, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {
+      return new Resolution.Inquiry();
+    }
+    JsonNode json = Json.parse(body);
+    if (!json.isObject()) {
+      throw new IllegalArgumentException("the body must be a JSON object");
+    }
+    if (!json.has("resolution")) {
+      if (json.size() > 0) {
+        throw new IllegalArgumentException(
+            "name the resolution (COMPLETED or NOT_EXECUTED), or send {} to inquire");
+      }
+      return new Resolution.Inquiry();
+    }
+    String reason = json.path("reason").asText("");
+    if (reason.isBlank()) {
+      throw new IllegalArgumentException("an explicit resolution needs a reason");
+    }
+    if (reason.length() > 500) {
+      throw new IllegalArgumentException("the reason is longer than 500 characters");
+    }
+    switch (json.path("resolution").asText()) {
+      case "NOT_EXECUTED":
+        return new Resolution.MarkNotExecuted(reason);
+      case "COMPLETED":
+        JsonNode response = json.path("response");
+        if (!response.path("status").canConvertToInt() || !response.has("body")) {
+          throw new IllegalArgumentException(
+              "a COMPLETED resolution needs the outcome to replay: {\"status\", \"body\"}");
+        }
+        int status = response.get("status").asInt();
+        if (status < 200 || status > 599) {
+          throw new IllegalArgumentException("response.status must be 200 to 599");
+        }
+        return new Resolution.MarkCompleted(
+            new StoredResponse(status, Json.write(response.get("body"))), reason);
+      default:
+        throw new IllegalArgumentException("resolution must be COMPLETED or NOT_EXECUTED");
+    }
+  }
+}
