@@ -13,6 +13,7 @@ import dev.toolledger.core.problem.ProblemType;
 import dev.toolledger.core.schema.ParameterSchema;
 import dev.toolledger.core.schema.Validation;
 import dev.toolledger.core.store.TransientStoreException;
+import dev.toolledger.core.tool.ExternalTool;
 import dev.toolledger.core.tool.ToolDescriptor;
 import dev.toolledger.core.tool.ToolRegistry.RegisteredTool;
 import dev.toolledger.server.mcp.OperationKeys.Resolution;
@@ -120,7 +121,7 @@ final class LedgerTools implements AutoCloseable {
       boolean unkeyed = options.allowsUnkeyed(tool.descriptor().name());
       specs.add(
           new AsyncToolSpecification(
-              writeTool(tool.descriptor(), unkeyed),
+              writeTool(tool.descriptor(), unkeyed, tool.tool() instanceof ExternalTool),
               (exchange, request) -> callWrite(tool, unkeyed, callers, exchange, request)));
     }
     specs.add(
@@ -129,7 +130,7 @@ final class LedgerTools implements AutoCloseable {
     return specs;
   }
 
-  private static Tool writeTool(ToolDescriptor descriptor, boolean unkeyed) {
+  private static Tool writeTool(ToolDescriptor descriptor, boolean unkeyed, boolean external) {
     Map<String, Object> meta = new LinkedHashMap<>();
     meta.put(McpConventions.OPERATION_KEY, unkeyed ? "optional" : "required");
     meta.put(McpConventions.TOOL_VERSION, descriptor.version());
@@ -139,8 +140,9 @@ final class LedgerTools implements AutoCloseable {
         .inputSchema(Json.mapper().convertValue(descriptor.inputSchema(), MAP))
         .outputSchema(OBJECT_SCHEMA)
         // A keyed call is idempotent: repeating it with the same key has no further effect. An
-        // unkeyed call gets a fresh key every time, so repeating it repeats the effect.
-        .annotations(new ToolAnnotations(null, false, false, !unkeyed, false, null))
+        // unkeyed call gets a fresh key every time, so repeating it repeats the effect. A tool
+        // whose effect happens in another system (an ExternalTool) reaches an open world.
+        .annotations(new ToolAnnotations(null, false, false, !unkeyed, external, null))
         .meta(meta)
         .build();
   }

@@ -94,6 +94,19 @@ final class McpResults {
           null,
           null);
     }
+    if (outcome instanceof ExecutionOutcome.ToolUnavailable unavailable) {
+      return problem(
+          Problem.of(
+              ProblemType.TOOL_UNAVAILABLE,
+              "the tool reported that nothing happened ("
+                  + unavailable.reason()
+                  + "); nothing was recorded, so a call with the same key after "
+                  + unavailable.retryAfter().toSeconds()
+                  + " s executes it afresh"),
+          key,
+          null,
+          unavailable.retryAfter());
+    }
     if (outcome instanceof ExecutionOutcome.Busy busy) {
       return problem(
           Problem.of(

@@ -324,6 +324,33 @@ class McpToolsOverHttpTest {
   }
 
   @Test
+  void externalToolIsAnnouncedOpenWorldAndItsCertainNonEffectIsARetryableToolError()
+      throws Exception {
+    try (McpFixture fixture =
+        McpFixture.start(dir, app -> app.tool(new UnreachableServiceTool()))) {
+      McpSyncClient client = fixture.client(fixture.token("acme"));
+      Tool tool =
+          client.listTools().tools().stream()
+              .filter(t -> t.name().equals(UnreachableServiceTool.NAME))
+              .findFirst()
+              .orElseThrow();
+
+      CallToolResult unavailable =
+          client.callTool(
+              CallToolRequest.builder(UnreachableServiceTool.NAME)
+                  .arguments(Map.of())
+                  .meta(Map.of(McpConventions.OPERATION_KEY, "op-1"))
+                  .build());
+
+      assertThat(tool.annotations().openWorldHint()).isTrue();
+      assertThat(tool.annotations().idempotentHint()).isTrue();
+      assertThat(unavailable.isError()).isTrue();
+      assertThat(problemType(unavailable)).isEqualTo(ProblemType.TOOL_UNAVAILABLE.uri().toString());
+      assertThat(unavailable.meta()).containsKey(McpConventions.RETRY_AFTER_SECONDS);
+    }
+  }
+
+  @Test
   void anActionStartedOverHttpIsReplayedOverMcpUnderTheSameKey() throws Exception {
     try (McpFixture fixture = McpFixture.start(dir)) {
       String acme = fixture.token("acme");
