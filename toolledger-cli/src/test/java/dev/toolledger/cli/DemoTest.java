@@ -18,7 +18,7 @@ class DemoTest {
     String output = buffer.toString(StandardCharsets.UTF_8);
 
     assertThat(output).doesNotContain("[FAIL]");
-    assertThat(output).contains("Result: 3 notes, 3 operations.");
+    assertThat(output).contains("Result: 3 notes, 3 operations, 3 attachments processed.");
     assertThat(output).contains("Idempotent-Replayed: true");
     assertThat(output).contains("idempotency-key-reused");
     assertThat(passed).isTrue();

@@ -34,7 +34,9 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
+import org.postgresql.ds.PGSimpleDataSource;
 import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteDataSource;
 
@@ -60,6 +62,14 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
 
   /** Opens (creating if needed) a SQLite ledger file and applies pending migrations. */
   public static JdbcLedgerStore sqlite(SqliteOptions options) {
+    return sqlite(options, UnaryOperator.identity());
+  }
+
+  /**
+   * As {@link #sqlite(SqliteOptions)}, with the driver's data source wrapped before it is pooled:
+   * the hook tests use to inject faults into every JDBC call. Not reachable from any request.
+   */
+  static JdbcLedgerStore sqlite(SqliteOptions options, UnaryOperator<DataSource> decorator) {
     SQLiteConfig config = new SQLiteConfig();
     config.setJournalMode(SQLiteConfig.JournalMode.WAL);
     config.setSynchronous(
@@ -72,7 +82,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
     sqlite.setUrl("jdbc:sqlite:" + options.path().toAbsolutePath());
 
     HikariConfig pool = new HikariConfig();
-    pool.setDataSource(sqlite);
+    pool.setDataSource(decorator.apply(sqlite));
     pool.setPoolName("toolledger-sqlite");
     pool.setMaximumPoolSize(options.poolSize());
     pool.setMinimumIdle(1);
@@ -96,11 +106,17 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
    * {@code docs/postgresql.md} for why.
    */
   public static JdbcLedgerStore postgres(PostgresOptions options) {
+    return postgres(options, UnaryOperator.identity());
+  }
+
+  /** As {@link #postgres(PostgresOptions)}, with the driver's data source wrapped (tests). */
+  static JdbcLedgerStore postgres(PostgresOptions options, UnaryOperator<DataSource> decorator) {
+    PGSimpleDataSource postgres = new PGSimpleDataSource();
+    postgres.setURL(options.url());
+    options.user().ifPresent(postgres::setUser);
+    options.password().ifPresent(postgres::setPassword);
     HikariConfig pool = new HikariConfig();
-    pool.setDriverClassName("org.postgresql.Driver");
-    pool.setJdbcUrl(options.url());
-    options.user().ifPresent(pool::setUsername);
-    options.password().ifPresent(pool::setPassword);
+    pool.setDataSource(decorator.apply(postgres));
     pool.setPoolName("toolledger-postgresql");
     pool.setMaximumPoolSize(options.poolSize());
     pool.setMinimumIdle(Math.min(2, options.poolSize()));

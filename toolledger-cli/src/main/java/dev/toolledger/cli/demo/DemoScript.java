@@ -1,12 +1,15 @@
 package dev.toolledger.cli.demo;
 
 import dev.toolledger.core.json.Json;
+import dev.toolledger.core.outbox.OutboxState;
 import dev.toolledger.core.tool.TransactionalTool;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.SqliteOptions;
 import dev.toolledger.server.ServerConfig;
 import dev.toolledger.server.ToolLedgerApp;
+import dev.toolledger.server.attachments.AttachmentService;
 import dev.toolledger.server.notes.NotesSchema;
+import dev.toolledger.server.notes.NotesTool;
 import dev.toolledger.testkit.DropPolicy;
 import dev.toolledger.testkit.FailAfterEffect;
 import dev.toolledger.testkit.LossyProxy;
@@ -34,7 +37,8 @@ import java.util.stream.Stream;
  */
 public final class DemoScript {
   private static final String CREATE = "/v1/tools/create-note";
-  private static final String NOTE = "{\"title\":\"Example note\"}";
+  private static final String NOTE =
+      "{\"title\":\"Example note\",\"attachment\":\"meeting minutes\"}";
 
   private final PrintStream out;
   private final boolean keep;
@@ -47,6 +51,8 @@ public final class DemoScript {
   private int failures;
   private JdbcLedgerStore store;
   private ToolLedgerApp app;
+  private AttachmentService attachments;
+  private LossyProxy attachmentsNetwork;
 
   public DemoScript(PrintStream out, boolean keep) {
     this.out = out;
@@ -58,10 +64,16 @@ public final class DemoScript {
     Path dir = Files.createTempDirectory("toolledger-demo-");
     Path database = dir.resolve("demo.db");
     try {
+      attachments = AttachmentService.start(dir.resolve("attachments.db"), "127.0.0.1", 0);
+      // The network between the relay and the attachment service loses one acknowledgement.
+      attachmentsNetwork =
+          LossyProxy.start(attachments.uri(), DropPolicy.next(1, DropPolicy.posts()));
       start(database);
       out.println("ToolLedger demo");
       out.println("  server  " + app.uri());
       out.println("  ledger  " + database);
+      out.println(
+          "  attachment service " + attachments.endpoint() + " (its own database and inbox)");
       String alice =
           app.tokens().issue(dev.toolledger.core.identity.TenantId.of("demo-a"), "demo").token();
       String bob =
@@ -96,24 +108,35 @@ public final class DemoScript {
       firstBody = retry.body();
 
       step(3, "A retry under the same key but with a changed title is a conflict, not a replay.");
-      show("demo-a", "operation-1", "{\"title\":\"Changed title\"}");
+      show(
+          "demo-a",
+          "operation-1",
+          "{\"title\":\"Changed title\",\"attachment\":\"meeting minutes\"}");
       HttpResponse<String> changed =
-          post(app.uri(), alice, "operation-1", "{\"title\":\"Changed title\"}");
+          post(
+              app.uri(),
+              alice,
+              "operation-1",
+              "{\"title\":\"Changed title\",\"attachment\":\"meeting minutes\"}");
       print(changed);
       check(changed.statusCode() == 422, "422 with type .../idempotency-key-reused");
       check(count("notes") == 1, "still 1 note");
 
       step(4, "A failure between the note's insert and its operation record rolls both back.");
       injectFailure.set(true);
-      show("demo-a", "operation-fail", "{\"title\":\"Rollback\"}");
+      show("demo-a", "operation-fail", "{\"title\":\"Rollback\",\"attachment\":\"draft\"}");
       HttpResponse<String> failed =
-          post(app.uri(), alice, "operation-fail", "{\"title\":\"Rollback\"}");
+          post(
+              app.uri(),
+              alice,
+              "operation-fail",
+              "{\"title\":\"Rollback\",\"attachment\":\"draft\"}");
       injectFailure.set(false);
       print(failed);
       check(failed.statusCode() == 500, "500 tool-failed: nothing recorded, safe to retry");
       check(
-          count("notes") == 1 && count("tl_operations") == 1,
-          "no note and no record were left behind");
+          count("notes") == 1 && count("tl_operations") == 1 && count("tl_outbox") == 1,
+          "no note, no record and no outbox event were left behind");
       HttpResponse<String> lookup = get(app.uri(), alice, "/v1/operations/operation-fail");
       check(lookup.statusCode() == 404, "GET /v1/operations/operation-fail is 404");
 
@@ -146,10 +169,42 @@ public final class DemoScript {
           "201, replayed");
       check(afterRestart.body().equals(firstBody), "the same body as before the restart");
 
+      step(
+          8,
+          "Each note's attachment was committed with it as an outbox event; a relay delivers them"
+              + " to the attachment service.");
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (store.countEvents().get(OutboxState.DELIVERED) < 3 && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+      out.println(
+          "    events delivered: "
+              + store.countEvents().get(OutboxState.DELIVERED)
+              + ", deliveries received: "
+              + attachments.deliveries()
+              + ", attachments processed: "
+              + attachments.processed());
+      check(
+          store.countEvents().get(OutboxState.DELIVERED) == 3,
+          "3 events, one per note (none for the rolled-back note)");
+      check(
+          attachments.deliveries() == 4,
+          "one acknowledgement was lost, so one event was delivered twice");
+      check(
+          attachments.processed() == 3 && attachments.duplicateEffects() == 0,
+          "the service's inbox deduplicated by event id: 3 effects");
+
       long notes = count("notes");
       long operations = count("tl_operations");
       out.println();
-      out.println("Result: " + notes + " notes, " + operations + " operations.");
+      out.println(
+          "Result: "
+              + notes
+              + " notes, "
+              + operations
+              + " operations, "
+              + attachments.processed()
+              + " attachments processed.");
       check(notes == 3 && operations == 3, "3 notes and 3 operations, as the story says");
     } finally {
       if (app != null) {
@@ -157,6 +212,12 @@ public final class DemoScript {
       }
       if (store != null) {
         store.close();
+      }
+      if (attachmentsNetwork != null) {
+        attachmentsNetwork.close();
+      }
+      if (attachments != null) {
+        attachments.close();
       }
       if (keep) {
         out.println("Kept the database at " + database);
@@ -176,6 +237,14 @@ public final class DemoScript {
         ToolLedgerApp.builder(store)
             .serverConfig(
                 ServerConfig.builder().port(0).shutdownGrace(Duration.ofSeconds(2)).build())
+            .notes(
+                NotesTool.unlimited()
+                    .withAttachments(attachmentsNetwork.uri().resolve("/v1/attachments")))
+            .relay(
+                relay ->
+                    relay
+                        .pollInterval(Duration.ofMillis(50))
+                        .backoff(Duration.ofMillis(50), Duration.ofMillis(500)))
             .toolDecorator(
                 tool -> new FailAfterEffect((TransactionalTool) tool, injectFailure::get))
             .start();
