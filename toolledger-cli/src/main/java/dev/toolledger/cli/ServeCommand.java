@@ -5,20 +5,24 @@ import dev.toolledger.core.store.SqlDialect;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.server.ServerConfig;
 import dev.toolledger.server.ToolLedgerApp;
+import dev.toolledger.server.mcp.McpOptions;
 import dev.toolledger.server.notes.NotesTool;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** {@code toolledger serve}: the HTTP API until SIGTERM or Ctrl-C. */
+/** {@code toolledger serve}: the HTTP API and MCP at /mcp until SIGTERM or Ctrl-C. */
 @Command(
     name = "serve",
     mixinStandardHelpOptions = true,
     description =
-        "Serve the ToolLedger HTTP API until stopped (SIGTERM or Ctrl-C stop it cleanly).")
+        "Serve the ToolLedger HTTP API, and MCP (Streamable HTTP) at /mcp on the same port, until"
+            + " stopped (SIGTERM or Ctrl-C stop it cleanly).")
 final class ServeCommand implements Callable<Integer> {
   @Mixin DatabaseOptions database;
 
@@ -58,6 +62,18 @@ final class ServeCommand implements Callable<Integer> {
           "Refuse more than N notes per tenant (a recorded business error). Default: none.")
   Long notesQuota;
 
+  @Option(names = "--no-mcp", description = "Do not serve MCP at /mcp.")
+  boolean noMcp;
+
+  @Option(
+      names = "--allow-unkeyed",
+      paramLabel = "TOOL",
+      description =
+          "Let MCP calls of TOOL come without an operation key; the server mints a fresh key for"
+              + " each, so such a call is NOT safe to retry. Repeatable. Default: every write"
+              + " tool requires a key.")
+  List<String> allowUnkeyed = new ArrayList<>();
+
   @Option(
       names = "--attachments-url",
       paramLabel = "URL",
@@ -82,6 +98,9 @@ final class ServeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    McpOptions.Builder mcp = McpOptions.builder().enabled(!noMcp);
+    allowUnkeyed.forEach(mcp::allowUnkeyed);
+    McpOptions mcpOptions = mcp.build();
     JdbcLedgerStore store = database.open();
     ToolLedgerApp app;
     try {
@@ -96,6 +115,7 @@ final class ServeCommand implements Callable<Integer> {
               .engineConfig(EngineConfig.builder().maxWait(maxWait).build())
               .notes(notes())
               .relayEnabled(relay)
+              .mcp(mcpOptions)
               .start();
     } catch (RuntimeException e) {
       store.close();
@@ -115,7 +135,14 @@ final class ServeCommand implements Callable<Integer> {
     String durability =
         store.dialect() == SqlDialect.SQLITE ? ", synchronous=" + database.synchronous : "";
     System.out.println(
-        "toolledger: serving " + app.uri() + " (ledger " + store.description() + durability + ")");
+        "toolledger: serving "
+            + app.uri()
+            + " ("
+            + app.mcpUri().map(uri -> "MCP at " + uri + "; ").orElse("")
+            + "ledger "
+            + store.description()
+            + durability
+            + ")");
     System.out.flush();
     stopped.await();
     return 0;

@@ -2,7 +2,7 @@ package dev.toolledger.cli;
 
 import picocli.CommandLine.Command;
 
-/** {@code toolledger}: run the ledger, manage tokens, watch the demo. */
+/** {@code toolledger}: run the ledger (HTTP and MCP), manage tokens, watch the demo. */
 @Command(
     name = "toolledger",
     mixinStandardHelpOptions = true,
@@ -10,6 +10,7 @@ import picocli.CommandLine.Command;
     description = "Makes AI-agent write tools safe to retry.",
     subcommands = {
       ServeCommand.class,
+      McpCommand.class,
       TokensCommand.class,
       OutboxCommand.class,
       AttachmentsCommand.class,

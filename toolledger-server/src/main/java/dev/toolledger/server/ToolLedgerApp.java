@@ -3,15 +3,23 @@ package dev.toolledger.server;
 import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.engine.LedgerEngine;
 import dev.toolledger.core.engine.RecoveryWorker;
+import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.outbox.OutboxRelay;
 import dev.toolledger.core.tool.Tool;
 import dev.toolledger.core.tool.ToolRegistry;
 import dev.toolledger.jdbc.JdbcLedgerStore;
+import dev.toolledger.server.auth.Principal;
 import dev.toolledger.server.auth.Tokens;
 import dev.toolledger.server.http.DatabaseHealthCheck;
+import dev.toolledger.server.mcp.McpConventions;
+import dev.toolledger.server.mcp.McpOptions;
+import dev.toolledger.server.mcp.McpService;
+import dev.toolledger.server.mcp.McpStdio;
 import dev.toolledger.server.notes.NotesEndpoint;
 import dev.toolledger.server.notes.NotesTool;
 import dev.toolledger.server.outbox.HttpDeliverer;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -23,8 +31,9 @@ import java.util.function.UnaryOperator;
 
 /**
  * A complete ToolLedger node on an open store: the engine with the notes reference tool, token
- * authentication and the HTTP server. The CLI's {@code serve} and {@code demo} and the tests start
- * nodes through this one door, so they run the same assembly.
+ * authentication and the HTTP server with the MCP endpoint at {@value McpConventions#PATH}. The
+ * CLI's {@code serve}, {@code mcp --stdio} and {@code demo} and the tests start nodes through this
+ * one door, so they run the same assembly.
  *
  * <p>The store is not owned: close it after the app.
  */
@@ -59,6 +68,13 @@ public final class ToolLedgerApp implements AutoCloseable {
     return server.uri();
   }
 
+  /** The MCP endpoint, for example {@code http://127.0.0.1:8080/mcp}; empty when turned off. */
+  public Optional<URI> mcpUri() {
+    return server.servesMcp()
+        ? Optional.of(server.uri().resolve(McpConventions.PATH))
+        : Optional.empty();
+  }
+
   public JdbcLedgerStore store() {
     return store;
   }
@@ -91,6 +107,7 @@ public final class ToolLedgerApp implements AutoCloseable {
     private NotesTool notes = NotesTool.unlimited();
     private final List<Tool> extraTools = new ArrayList<>();
     private UnaryOperator<Tool> toolDecorator = UnaryOperator.identity();
+    private McpOptions mcp = McpOptions.defaults();
     private boolean relayEnabled = true;
     private UnaryOperator<OutboxRelay.Builder> relayOptions = UnaryOperator.identity();
     private Duration recoveryInterval = RecoveryWorker.DEFAULT_INTERVAL;
@@ -159,35 +176,71 @@ public final class ToolLedgerApp implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The MCP endpoint's settings; {@link McpOptions#disabled()} turns it off. Default: served at
+     * {@value McpConventions#PATH}, every write tool requiring an operation key.
+     */
+    public Builder mcp(McpOptions mcp) {
+      this.mcp = Objects.requireNonNull(mcp, "mcp");
+      return this;
+    }
+
+    /** Starts the HTTP server (with the MCP endpoint unless turned off). */
     public ToolLedgerApp start() {
-      List<Tool> tools = new ArrayList<>();
-      tools.add(toolDecorator.apply(notes));
-      extraTools.forEach(tool -> tools.add(toolDecorator.apply(tool)));
-      LedgerEngine engine =
-          LedgerEngine.builder(store, ToolRegistry.of(tools)).config(engineConfig).build();
+      LedgerEngine engine = engine();
       Tokens tokens = new Tokens(store, clock);
       ToolLedgerServer server =
           ToolLedgerServer.builder(engine, tokens)
               .config(serverConfig)
               .readEndpoint(new NotesEndpoint(store.dataSource()))
               .health(new DatabaseHealthCheck(store.dataSource()))
+              .mcp(mcp)
               .start();
-      Optional<OutboxRelay> relay =
-          relayEnabled
-              ? Optional.of(
-                  relayOptions
-                      .apply(
-                          OutboxRelay.builder(
-                                  store, new HttpDeliverer(HttpDeliverer.DEFAULT_TIMEOUT))
-                              .owner(engineConfig.nodeId()))
-                      .build()
-                      .start())
-              : Optional.empty();
-      Optional<RecoveryWorker> recovery =
-          recoveryInterval.isZero()
-              ? Optional.empty()
-              : Optional.of(RecoveryWorker.start(engine, recoveryInterval, 100));
-      return new ToolLedgerApp(store, engine, tokens, server, relay, recovery);
+      return new ToolLedgerApp(store, engine, tokens, server, relay(), recovery(engine));
+    }
+
+    /**
+     * Serves the same tools over MCP on the given streams (normally stdin and stdout) instead of
+     * HTTP, every call acting as {@code tenant}: whoever can run this process is trusted with that
+     * tenant. Only the protocol is written to {@code out}. The node's background workers (outbox
+     * relay, recovery) run as with {@link #start()}.
+     *
+     * @throws IllegalStateException when MCP is turned off
+     */
+    public ToolLedgerStdio startStdio(TenantId tenant, InputStream in, OutputStream out) {
+      Objects.requireNonNull(tenant, "tenant");
+      if (!mcp.enabled()) {
+        throw new IllegalStateException("MCP is turned off (mcp options: enabled=false)");
+      }
+      LedgerEngine engine = engine();
+      McpStdio mcpStdio =
+          McpService.create(engine, mcp).serveStdio(new Principal(tenant, "stdio"), in, out);
+      return new ToolLedgerStdio(mcpStdio, relay(), recovery(engine));
+    }
+
+    private Optional<OutboxRelay> relay() {
+      return relayEnabled
+          ? Optional.of(
+              relayOptions
+                  .apply(
+                      OutboxRelay.builder(store, new HttpDeliverer(HttpDeliverer.DEFAULT_TIMEOUT))
+                          .owner(engineConfig.nodeId()))
+                  .build()
+                  .start())
+          : Optional.empty();
+    }
+
+    private Optional<RecoveryWorker> recovery(LedgerEngine engine) {
+      return recoveryInterval.isZero()
+          ? Optional.empty()
+          : Optional.of(RecoveryWorker.start(engine, recoveryInterval, 100));
+    }
+
+    private LedgerEngine engine() {
+      List<Tool> tools = new ArrayList<>();
+      tools.add(toolDecorator.apply(notes));
+      extraTools.forEach(tool -> tools.add(toolDecorator.apply(tool)));
+      return LedgerEngine.builder(store, ToolRegistry.of(tools)).config(engineConfig).build();
     }
   }
 }

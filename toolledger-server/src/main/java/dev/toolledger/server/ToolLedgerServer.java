@@ -5,6 +5,9 @@ import dev.toolledger.server.auth.Tokens;
 import dev.toolledger.server.http.ApiServlet;
 import dev.toolledger.server.http.HealthCheck;
 import dev.toolledger.server.http.ReadEndpoint;
+import dev.toolledger.server.mcp.McpConventions;
+import dev.toolledger.server.mcp.McpOptions;
+import dev.toolledger.server.mcp.McpService;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,20 +25,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The ToolLedger HTTP server: the API of {@link ApiServlet} on an embedded Jetty.
+ * The ToolLedger HTTP server: the API of {@link ApiServlet} on an embedded Jetty and, unless turned
+ * off, the MCP server at {@value McpConventions#PATH} on the same port, behind the same bearer
+ * tokens.
  *
  * <p>{@link #close()} stops accepting connections and lets requests in flight finish (up to the
- * configured grace), so an operation that was claimed records its outcome before the process exits.
+ * configured grace), so an operation that was claimed records its outcome before the process exits;
+ * MCP tool calls already handed to the engine are then waited for up to the MCP drain timeout.
  */
 public final class ToolLedgerServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ToolLedgerServer.class);
 
   private final Server jetty;
   private final ServerConnector connector;
+  private final McpService mcp;
 
-  private ToolLedgerServer(Server jetty, ServerConnector connector) {
+  private ToolLedgerServer(Server jetty, ServerConnector connector, McpService mcp) {
     this.jetty = jetty;
     this.connector = connector;
+    this.mcp = mcp;
   }
 
   public static Builder builder(LedgerEngine engine, Tokens tokens) {
@@ -56,12 +64,20 @@ public final class ToolLedgerServer implements AutoCloseable {
     return URI.create("http://" + host + ":" + port());
   }
 
+  /** Whether the MCP endpoint is served. */
+  public boolean servesMcp() {
+    return mcp != null;
+  }
+
   @Override
   public void close() {
     try {
       jetty.stop();
     } catch (Exception e) {
       LOG.warn("the HTTP server did not stop cleanly", e);
+    }
+    if (mcp != null) {
+      mcp.close();
     }
   }
 
@@ -72,6 +88,7 @@ public final class ToolLedgerServer implements AutoCloseable {
     private ServerConfig config = ServerConfig.builder().build();
     private final List<ReadEndpoint> reads = new ArrayList<>();
     private HealthCheck health = HealthCheck.ALWAYS_UP;
+    private McpOptions mcp = McpOptions.defaults();
 
     private Builder(LedgerEngine engine, Tokens tokens) {
       this.engine = Objects.requireNonNull(engine, "engine");
@@ -93,7 +110,17 @@ public final class ToolLedgerServer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The MCP endpoint's settings; {@link McpOptions#disabled()} turns it off. Default: served at
+     * {@value McpConventions#PATH}, every write tool requiring an operation key.
+     */
+    public Builder mcp(McpOptions mcp) {
+      this.mcp = Objects.requireNonNull(mcp, "mcp");
+      return this;
+    }
+
     public ToolLedgerServer start() {
+      McpService mcpService = mcp.enabled() ? McpService.create(engine, mcp) : null;
       QueuedThreadPool threads = new QueuedThreadPool(200, 8);
       threads.setName("toolledger-http");
       Server jetty = new Server(threads);
@@ -121,6 +148,9 @@ public final class ToolLedgerServer implements AutoCloseable {
           new ServletHolder(
               "api", new ApiServlet(engine, tokens, reads, health, config.maxRequestBytes())),
           "/*");
+      if (mcpService != null) {
+        mcpService.mount(context, tokens, config.maxRequestBytes());
+      }
 
       jetty.setHandler(new GracefulHandler(context));
       jetty.setErrorHandler(new ProblemErrorHandler());
@@ -134,6 +164,9 @@ public final class ToolLedgerServer implements AutoCloseable {
         } catch (Exception suppressed) {
           e.addSuppressed(suppressed);
         }
+        if (mcpService != null) {
+          mcpService.close();
+        }
         throw new IllegalStateException(
             "cannot start the HTTP server on "
                 + config.bind()
@@ -143,7 +176,7 @@ public final class ToolLedgerServer implements AutoCloseable {
                 + e.getMessage(),
             e);
       }
-      return new ToolLedgerServer(jetty, connector);
+      return new ToolLedgerServer(jetty, connector, mcpService);
     }
   }
 }

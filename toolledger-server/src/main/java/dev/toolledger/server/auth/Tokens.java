@@ -61,6 +61,19 @@ public final class Tokens {
         .map(record -> new Principal(record.tenant(), record.id()));
   }
 
+  /**
+   * The principal of an {@code Authorization: Bearer <token>} header value, or empty when the
+   * header is absent, is not a bearer credential, or names no active token.
+   */
+  public Optional<Principal> authenticateHeader(String authorization) {
+    if (authorization == null
+        || authorization.length() < 7
+        || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      return Optional.empty();
+    }
+    return authenticate(authorization.substring(7).strip());
+  }
+
   static String hash(String token) {
     try {
       return HexFormat.of()

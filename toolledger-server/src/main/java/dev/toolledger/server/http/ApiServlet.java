@@ -13,7 +13,6 @@ import dev.toolledger.core.identity.InvalidOperationKeyException;
 import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.json.MalformedJsonException;
-import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationRecord;
 import dev.toolledger.core.operation.StoredResponse;
 import dev.toolledger.core.problem.Problem;
@@ -23,6 +22,7 @@ import dev.toolledger.core.store.TransientStoreException;
 import dev.toolledger.core.tool.ToolRegistry.RegisteredTool;
 import dev.toolledger.server.auth.Principal;
 import dev.toolledger.server.auth.Tokens;
+import dev.toolledger.server.operations.OperationJson;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -30,7 +30,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
@@ -158,11 +157,7 @@ public final class ApiServlet extends HttpServlet {
   }
 
   private Optional<Principal> authenticate(HttpServletRequest request) {
-    String header = request.getHeader("Authorization");
-    if (header == null || header.length() < 7 || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
-      return Optional.empty();
-    }
-    return tokens.authenticate(header.substring(7).strip());
+    return tokens.authenticateHeader(request.getHeader("Authorization"));
   }
 
   private void callTool(
@@ -553,39 +548,5 @@ public final class ApiServlet extends HttpServlet {
       sb.append(c >= 0x21 && c <= 0x7E ? c : '?');
     }
     return sb.toString();
-  }
-
-  /** JSON view of an operation record for lookups. */
-  static final class OperationJson {
-    private OperationJson() {}
-
-    static ObjectNode of(OperationRecord record, List<HistoryEntry> history) {
-      ObjectNode json = Json.object();
-      json.put("key", record.key().value());
-      json.put("tool", record.intent().map(i -> i.tool()).orElse(null));
-      json.put("toolVersion", record.intent().map(i -> i.toolVersion()).orElse(null));
-      json.put("state", record.state().name());
-      json.put("createdAt", record.createdAt().toString());
-      json.put("completedAt", record.completedAt().map(Instant::toString).orElse(null));
-      json.put("expiresAt", record.expiresAt().map(Instant::toString).orElse(null));
-      if (record.response().isPresent()) {
-        StoredResponse stored = record.response().get();
-        ObjectNode responseJson = json.putObject("response");
-        responseJson.put("status", stored.status());
-        responseJson.set("body", Json.parse(stored.body()));
-      } else {
-        json.putNull("response");
-      }
-      ArrayNode steps = json.putArray("history");
-      for (HistoryEntry entry : history) {
-        ObjectNode step = steps.addObject();
-        step.put("at", entry.at().toString());
-        step.put("from", entry.from().map(Enum::name).orElse(null));
-        step.put("to", entry.to().name());
-        step.put("cause", entry.cause());
-        step.put("actor", entry.actor());
-      }
-      return json;
-    }
   }
 }

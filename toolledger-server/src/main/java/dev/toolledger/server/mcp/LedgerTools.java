@@ -1,0 +1,337 @@
+package dev.toolledger.server.mcp;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.toolledger.core.engine.Invocation;
+import dev.toolledger.core.engine.LedgerEngine;
+import dev.toolledger.core.engine.ToolExecutionException;
+import dev.toolledger.core.identity.InvalidOperationKeyException;
+import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.core.json.Json;
+import dev.toolledger.core.problem.Problem;
+import dev.toolledger.core.problem.ProblemType;
+import dev.toolledger.core.schema.ParameterSchema;
+import dev.toolledger.core.schema.Validation;
+import dev.toolledger.core.store.TransientStoreException;
+import dev.toolledger.core.tool.ExternalTool;
+import dev.toolledger.core.tool.ToolDescriptor;
+import dev.toolledger.core.tool.ToolRegistry.RegisteredTool;
+import dev.toolledger.server.mcp.OperationKeys.Resolution;
+import io.modelcontextprotocol.common.McpTransportContext;
+import io.modelcontextprotocol.server.McpAsyncServerExchange;
+import io.modelcontextprotocol.server.McpServerFeatures.AsyncToolSpecification;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import io.modelcontextprotocol.spec.McpSchema.Tool;
+import io.modelcontextprotocol.spec.McpSchema.ToolAnnotations;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+
+/**
+ * The engine's tools as MCP tool specifications, plus {@code get-operation}.
+ *
+ * <p>Every engine call runs on this class's own threads, never on a thread that the transport or
+ * Reactor owns. The handler's {@code Mono} only waits for that work: when a client disconnects,
+ * when its request stream closes or when the subscription is cancelled for any other reason, the
+ * waiting stops, but the engine call runs on to the end of its transaction and records its outcome,
+ * which a retry with the same key then replays. Nothing here ever interrupts those threads; {@link
+ * #close()} waits for them.
+ */
+final class LedgerTools implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(LedgerTools.class);
+  private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() {};
+
+  /** Success bodies of ledger tools are JSON objects (or wrapped into one). */
+  private static final Map<String, Object> OBJECT_SCHEMA = Map.of("type", "object");
+
+  private static final JsonNode GET_OPERATION_INPUT =
+      Json.parse(
+          "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"key\"],"
+              + "\"properties\":{\"key\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":255,"
+              + "\"description\":\"The operation key the action was sent with.\"}}}");
+
+  private static final JsonNode GET_OPERATION_OUTPUT =
+      Json.parse(
+          "{\"type\":\"object\",\"required\":[\"key\",\"state\"],\"properties\":{"
+              + "\"key\":{\"type\":\"string\"},"
+              + "\"tool\":{\"type\":[\"string\",\"null\"]},"
+              + "\"toolVersion\":{\"type\":[\"string\",\"null\"]},"
+              + "\"state\":{\"enum\":[\"IN_PROGRESS\",\"COMPLETED\",\"NOT_EXECUTED\",\"UNKNOWN\"]},"
+              + "\"createdAt\":{\"type\":\"string\"},"
+              + "\"completedAt\":{\"type\":[\"string\",\"null\"]},"
+              + "\"expiresAt\":{\"type\":[\"string\",\"null\"]},"
+              + "\"response\":{\"type\":[\"object\",\"null\"]}}}");
+
+  private static final ParameterSchema GET_OPERATION_SCHEMA =
+      ParameterSchema.compile(GET_OPERATION_INPUT);
+
+  private final LedgerEngine engine;
+  private final McpOptions options;
+  private final ThreadPoolExecutor executor;
+
+  LedgerTools(LedgerEngine engine, McpOptions options) {
+    this.engine = engine;
+    this.options = options;
+    for (String name : options.allowUnkeyed()) {
+      if (engine.tools().find(name).isEmpty()) {
+        throw new IllegalArgumentException("allowUnkeyed: no tool is named " + name);
+      }
+    }
+    if (engine.tools().find(McpConventions.GET_OPERATION).isPresent()) {
+      throw new IllegalArgumentException(
+          "a tool is named "
+              + McpConventions.GET_OPERATION
+              + ", which the MCP server reserves for operation lookups");
+    }
+    this.executor =
+        new ThreadPoolExecutor(
+            options.engineThreads(),
+            options.engineThreads(),
+            30,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            new EngineThreads());
+    this.executor.allowCoreThreadTimeOut(true);
+  }
+
+  /**
+   * The tool specifications, each reading its caller with {@code callers} from the transport
+   * context.
+   */
+  List<AsyncToolSpecification> specifications(
+      Function<McpTransportContext, Optional<McpCaller>> callers) {
+    List<AsyncToolSpecification> specs = new ArrayList<>();
+    for (RegisteredTool tool : engine.tools().all()) {
+      boolean unkeyed = options.allowsUnkeyed(tool.descriptor().name());
+      specs.add(
+          new AsyncToolSpecification(
+              writeTool(tool.descriptor(), unkeyed, tool.tool() instanceof ExternalTool),
+              (exchange, request) -> callWrite(tool, unkeyed, callers, exchange, request)));
+    }
+    specs.add(
+        new AsyncToolSpecification(
+            getOperationTool(), (exchange, request) -> getOperation(callers, exchange, request)));
+    return specs;
+  }
+
+  private static Tool writeTool(ToolDescriptor descriptor, boolean unkeyed, boolean external) {
+    Map<String, Object> meta = new LinkedHashMap<>();
+    meta.put(McpConventions.OPERATION_KEY, unkeyed ? "optional" : "required");
+    meta.put(McpConventions.TOOL_VERSION, descriptor.version());
+    return Tool.builder()
+        .name(descriptor.name())
+        .description(descriptor.description())
+        .inputSchema(Json.mapper().convertValue(descriptor.inputSchema(), MAP))
+        .outputSchema(OBJECT_SCHEMA)
+        // A keyed call is idempotent: repeating it with the same key has no further effect. An
+        // unkeyed call gets a fresh key every time, so repeating it repeats the effect. A tool
+        // whose effect happens in another system (an ExternalTool) reaches an open world.
+        .annotations(new ToolAnnotations(null, false, false, !unkeyed, external, null))
+        .meta(meta)
+        .build();
+  }
+
+  private static Tool getOperationTool() {
+    return Tool.builder()
+        .name(McpConventions.GET_OPERATION)
+        .description(
+            "Looks up an operation by its key: its state (IN_PROGRESS, COMPLETED, NOT_EXECUTED,"
+                + " UNKNOWN) and, once completed, the recorded response. Only operations of the"
+                + " caller's own tenant are found.")
+        .inputSchema(Json.mapper().convertValue(GET_OPERATION_INPUT, MAP))
+        .outputSchema(Json.mapper().convertValue(GET_OPERATION_OUTPUT, MAP))
+        .annotations(new ToolAnnotations(null, true, false, true, false, null))
+        .build();
+  }
+
+  private Mono<CallToolResult> callWrite(
+      RegisteredTool tool,
+      boolean unkeyed,
+      Function<McpTransportContext, Optional<McpCaller>> callers,
+      McpAsyncServerExchange exchange,
+      CallToolRequest request) {
+    String name = tool.descriptor().name();
+    Optional<McpCaller> caller = callers.apply(exchange.transportContext());
+    if (caller.isEmpty()) {
+      return Mono.just(unauthenticated());
+    }
+    Resolution resolution =
+        OperationKeys.resolve(request.meta(), caller.get().idempotencyKeyHeaders(), unkeyed);
+    if (resolution instanceof Resolution.Missing) {
+      rejected(caller.get(), name, ProblemType.MISSING_KEY);
+      return Mono.just(
+          McpResults.problem(
+              Problem.of(
+                  ProblemType.MISSING_KEY,
+                  "this tool needs an operation key, and it is not a tool argument: the client"
+                      + " (the execution layer, never the model) sends it in the request's _meta"
+                      + " as \""
+                      + McpConventions.OPERATION_KEY
+                      + "\" (or, over Streamable HTTP, in the "
+                      + McpConventions.IDEMPOTENCY_KEY_HEADER
+                      + " header): the same key on every retry of one action, a new key for"
+                      + " every new action")));
+    }
+    if (resolution instanceof Resolution.Invalid invalid) {
+      rejected(caller.get(), name, ProblemType.INVALID_KEY);
+      return Mono.just(McpResults.problem(Problem.of(ProblemType.INVALID_KEY, invalid.reason())));
+    }
+    OperationKey key = ((Resolution.Resolved) resolution).key();
+    Invocation invocation =
+        Invocation.of(caller.get().principal().tenant(), key, name, arguments(request));
+    return onEngine(name, () -> McpResults.of(engine.execute(invocation), key));
+  }
+
+  private Mono<CallToolResult> getOperation(
+      Function<McpTransportContext, Optional<McpCaller>> callers,
+      McpAsyncServerExchange exchange,
+      CallToolRequest request) {
+    Optional<McpCaller> caller = callers.apply(exchange.transportContext());
+    if (caller.isEmpty()) {
+      return Mono.just(unauthenticated());
+    }
+    Validation validation = GET_OPERATION_SCHEMA.validate(arguments(request));
+    if (validation instanceof Validation.Invalid invalid) {
+      return Mono.just(McpResults.invalidParameters(invalid.violations(), null));
+    }
+    OperationKey key;
+    try {
+      key = OperationKey.of(((Validation.Valid) validation).parameters().get("key").textValue());
+    } catch (InvalidOperationKeyException e) {
+      return Mono.just(McpResults.problem(Problem.of(ProblemType.INVALID_KEY, e.getMessage())));
+    }
+    return onEngine(
+        McpConventions.GET_OPERATION,
+        () ->
+            engine
+                .lookup(caller.get().principal().tenant(), key)
+                .map(
+                    record ->
+                        McpResults.operation(
+                            record, engine.history(caller.get().principal().tenant(), key)))
+                // The same answer for a key never seen and a key of another tenant.
+                .orElseGet(
+                    () ->
+                        McpResults.problem(
+                            Problem.of(ProblemType.NOT_FOUND, "no operation with this key"))));
+  }
+
+  /**
+   * Runs {@code work} on an engine thread and waits for it without owning it: cancelling the
+   * returned {@code Mono} stops the waiting only ({@code suppressCancel}), and the thread belongs
+   * to this class, so nothing in the transport can interrupt it.
+   */
+  private Mono<CallToolResult> onEngine(String tool, Supplier<CallToolResult> work) {
+    CompletableFuture<CallToolResult> future;
+    try {
+      future = CompletableFuture.supplyAsync(() -> guarded(tool, work), executor);
+    } catch (RejectedExecutionException e) {
+      return Mono.just(
+          McpResults.problem(
+              Problem.of(
+                  ProblemType.STORE_BUSY,
+                  "the server is stopping and nothing was recorded; call again with the same"
+                      + " key"),
+              null,
+              null,
+              engine.config().retryAfter()));
+    }
+    return Mono.fromFuture(future, true);
+  }
+
+  private static CallToolResult guarded(String tool, Supplier<CallToolResult> work) {
+    try {
+      return work.get();
+    } catch (ToolExecutionException e) {
+      LOG.error("tool {} failed; its transaction was rolled back", e.tool(), e.getCause());
+      return McpResults.problem(
+          Problem.of(
+              ProblemType.TOOL_FAILED,
+              "the tool failed and its transaction was rolled back; nothing was recorded, so a"
+                  + " call with the same key executes it afresh"));
+    } catch (TransientStoreException e) {
+      LOG.warn("the ledger's database is busy: {}", e.getMessage());
+      return McpResults.problem(
+          Problem.of(
+              ProblemType.STORE_BUSY, "the ledger is busy; call again with the same key shortly"),
+          null,
+          null,
+          Duration.ofSeconds(1));
+    } catch (RuntimeException e) {
+      LOG.error("unexpected failure in MCP tool {}", tool, e);
+      return McpResults.problem(
+          Problem.of(
+              ProblemType.INTERNAL,
+              "an unexpected error occurred; look the operation up with "
+                  + McpConventions.GET_OPERATION
+                  + " before calling again"));
+    }
+  }
+
+  private static JsonNode arguments(CallToolRequest request) {
+    return request.arguments() == null
+        ? Json.object()
+        : Json.mapper().valueToTree(request.arguments());
+  }
+
+  private static CallToolResult unauthenticated() {
+    return McpResults.problem(
+        Problem.of(ProblemType.UNAUTHORIZED, "this request carries no authenticated caller"));
+  }
+
+  private static void rejected(McpCaller caller, String tool, ProblemType reason) {
+    LOG.atInfo()
+        .addKeyValue("outcome", "rejected")
+        .addKeyValue("reason", reason.slug())
+        .addKeyValue("tenant", caller.principal().tenant())
+        .addKeyValue("tool", tool)
+        .addKeyValue("transport", "mcp")
+        .log("operation");
+  }
+
+  /**
+   * Stops taking calls and waits up to the drain timeout for the running ones to record their
+   * outcome. Never interrupts them.
+   */
+  @Override
+  public void close() {
+    executor.shutdown();
+    try {
+      if (!executor.awaitTermination(options.drainTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+        LOG.warn(
+            "{} MCP tool calls still running after {}; they finish on their own threads",
+            executor.getActiveCount() + executor.getQueue().size(),
+            options.drainTimeout());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static final class EngineThreads implements ThreadFactory {
+    private final AtomicInteger count = new AtomicInteger();
+
+    @Override
+    public Thread newThread(Runnable task) {
+      Thread thread = new Thread(task, "toolledger-mcp-engine-" + count.incrementAndGet());
+      thread.setDaemon(false);
+      return thread;
+    }
+  }
+}

@@ -1,0 +1,183 @@
+package dev.toolledger.server.mcp;
+
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.toolledger.core.engine.LedgerEngine;
+import dev.toolledger.server.auth.Principal;
+import dev.toolledger.server.auth.Tokens;
+import io.modelcontextprotocol.common.McpTransportContext;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
+import io.modelcontextprotocol.server.McpAsyncServer;
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
+import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
+import io.modelcontextprotocol.spec.McpSchema.ServerCapabilities;
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.http.HttpServletRequest;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The MCP face of a ToolLedger node: every tool of the engine as an MCP tool, plus {@code
+ * get-operation}, served over the official MCP Java SDK's Streamable HTTP servlet transport (at
+ * {@value McpConventions#PATH}, behind bearer tokens) or its stdio transport (for one trusted
+ * tenant).
+ *
+ * <p>What it guarantees: a write tool runs only under an operation key from the request's {@code
+ * _meta} (or the POST's {@code Idempotency-Key} header), never from the arguments; once a call is
+ * handed to the engine it runs to the end and records its outcome even when the client disconnects
+ * or cancels; {@link #close()} waits (up to the drain timeout) for such calls. What it does not
+ * guarantee: that a client which gives up and calls again with a new key gets no second effect.
+ */
+public final class McpService implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(McpService.class);
+  private static final String SERVER_NAME = "toolledger";
+  private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
+  private static final String INSTRUCTIONS =
+      "ToolLedger makes write tools safe to retry. The client (not the model) sends an operation"
+          + " key with every tools/call in params._meta[\""
+          + McpConventions.OPERATION_KEY
+          + "\"]: the same key for every retry of one action, a new key for every new action. A"
+          + " retry replays the recorded result (_meta \""
+          + McpConventions.REPLAYED
+          + "\": true); the same key with other arguments is an error. Look an operation up with"
+          + " the "
+          + McpConventions.GET_OPERATION
+          + " tool.";
+
+  private final LedgerTools tools;
+  private final McpJsonMapper jsonMapper;
+  private final List<McpAsyncServer> servers = Collections.synchronizedList(new ArrayList<>());
+
+  private McpService(LedgerTools tools) {
+    this.tools = tools;
+    // Like the HTTP API, refuse a message with duplicate member names: it has no single meaning,
+    // so its arguments could not have a single fingerprint.
+    this.jsonMapper =
+        new JacksonMcpJsonMapper(
+            JsonMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build());
+  }
+
+  /**
+   * Prepares the MCP face of an engine.
+   *
+   * @throws IllegalArgumentException when an option names a tool the engine does not have, or an
+   *     engine tool is named {@value McpConventions#GET_OPERATION}
+   */
+  public static McpService create(LedgerEngine engine, McpOptions options) {
+    Objects.requireNonNull(engine, "engine");
+    Objects.requireNonNull(options, "options");
+    return new McpService(new LedgerTools(engine, options));
+  }
+
+  /**
+   * Serves Streamable HTTP at {@value McpConventions#PATH} in a servlet context whose other paths
+   * belong to the HTTP API. Requests without an active bearer token get {@code 401}.
+   *
+   * @param maxRequestBytes the largest JSON-RPC message accepted
+   */
+  public void mount(ServletContextHandler context, Tokens tokens, int maxRequestBytes) {
+    HttpServletStreamableServerTransportProvider transport =
+        HttpServletStreamableServerTransportProvider.builder()
+            .jsonMapper(jsonMapper)
+            .mcpEndpoint(McpConventions.PATH)
+            .maxRequestSize(maxRequestBytes)
+            .contextExtractor(McpService::callerOf)
+            .build();
+    servers.add(
+        McpServer.async(transport)
+            .serverInfo(SERVER_NAME, version())
+            .instructions(INSTRUCTIONS)
+            .capabilities(ServerCapabilities.builder().tools(false).build())
+            .jsonMapper(jsonMapper)
+            // The engine validates arguments itself and answers the HTTP API's problem document.
+            .validateToolInputs(false)
+            .tools(tools.specifications(McpService::callerIn))
+            .build());
+
+    FilterHolder auth = new FilterHolder(new McpGate(tokens));
+    auth.setAsyncSupported(true);
+    context.addFilter(auth, McpConventions.PATH, EnumSet.of(DispatcherType.REQUEST));
+    ServletHolder servlet = new ServletHolder("mcp", transport);
+    servlet.setAsyncSupported(true);
+    // An exact mapping: it takes precedence over the HTTP API's "/*".
+    context.addServlet(servlet, McpConventions.PATH);
+  }
+
+  /**
+   * Serves MCP over the given streams (normally stdin and stdout) for one principal: every call
+   * acts as its tenant. Only the protocol is written to {@code out}.
+   */
+  public McpStdio serveStdio(Principal principal, InputStream in, OutputStream out) {
+    McpStdio.EndOfInput input = new McpStdio.EndOfInput(in);
+    StdioServerTransportProvider transport =
+        new StdioServerTransportProvider(jsonMapper, input, out);
+    McpCaller caller = McpCaller.withoutHeaders(principal);
+    McpAsyncServer server =
+        McpServer.async(transport)
+            .serverInfo(SERVER_NAME, version())
+            .instructions(INSTRUCTIONS)
+            .capabilities(ServerCapabilities.builder().tools(false).build())
+            .jsonMapper(jsonMapper)
+            .validateToolInputs(false)
+            .tools(tools.specifications(context -> Optional.of(caller)))
+            .build();
+    servers.add(server);
+    return new McpStdio(this, input);
+  }
+
+  /**
+   * Closes the MCP sessions, then waits up to the drain timeout for tool calls that the engine is
+   * still running, so that each records its outcome.
+   */
+  @Override
+  public void close() {
+    List<McpAsyncServer> open;
+    synchronized (servers) {
+      open = List.copyOf(servers);
+      servers.clear();
+    }
+    for (McpAsyncServer server : open) {
+      try {
+        server.closeGracefully().block(CLOSE_TIMEOUT);
+      } catch (RuntimeException e) {
+        LOG.debug("an MCP server did not close gracefully: {}", e.getMessage());
+      }
+    }
+    tools.close();
+  }
+
+  private static McpTransportContext callerOf(HttpServletRequest request) {
+    Object principal = request.getAttribute(McpGate.PRINCIPAL_ATTRIBUTE);
+    if (!(principal instanceof Principal p)) {
+      return McpTransportContext.EMPTY;
+    }
+    List<String> keys = Collections.list(request.getHeaders(McpConventions.IDEMPOTENCY_KEY_HEADER));
+    return McpTransportContext.create(Map.of(McpCaller.CONTEXT_KEY, new McpCaller(p, keys)));
+  }
+
+  private static Optional<McpCaller> callerIn(McpTransportContext context) {
+    return context.get(McpCaller.CONTEXT_KEY) instanceof McpCaller caller
+        ? Optional.of(caller)
+        : Optional.empty();
+  }
+
+  private static String version() {
+    String version = McpService.class.getPackage().getImplementationVersion();
+    return version == null ? "development" : version;
+  }
+}
