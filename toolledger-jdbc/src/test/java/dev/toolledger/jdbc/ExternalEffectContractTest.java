@@ -267,6 +267,38 @@ abstract class ExternalEffectContractTest extends StoreContractTest {
   }
 
   @Test
+  void notDoneReleasesTheClaimExplainsItInTheHistoryAndTheSameKeyThenExecutes() {
+    downstream.script(NOT_DONE);
+
+    ExecutionOutcome first = call(plain, ACME, "op-n");
+
+    assertThat(first).isInstanceOf(ToolUnavailable.class);
+    assertThat(((ToolUnavailable) first).reason()).contains("refused before acting");
+    assertThat(engine.lookup(ACME, key("op-n"))).isEmpty();
+    assertThat(queryLong(store, "SELECT COUNT(*) FROM tl_operations")).isZero();
+    List<HistoryEntry> released = engine.history(ACME, key("op-n"));
+    assertThat(released)
+        .extracting(HistoryEntry::to)
+        .containsExactly(OperationState.IN_PROGRESS, OperationState.NOT_EXECUTED);
+    assertThat(released.get(1).cause()).contains("claim released").contains("may be retried");
+
+    ExecutionOutcome retry = call(plain, ACME, "op-n");
+
+    assertThat(retry).isInstanceOf(Executed.class);
+    assertThat(downstream.performs).hasSize(2);
+    assertThat(downstream.totalEffects()).isEqualTo(1);
+    assertThat(engine.history(ACME, key("op-n")))
+        .extracting(HistoryEntry::to)
+        .containsExactly(
+            OperationState.IN_PROGRESS,
+            OperationState.NOT_EXECUTED,
+            OperationState.IN_PROGRESS,
+            OperationState.COMPLETED);
+    // Another tenant learns nothing about this key.
+    assertThat(engine.history(GLOBEX, key("op-n"))).isEmpty();
+  }
+
+  @Test
   void concurrentIdenticalRequestsPerformTheEffectOnce() throws Exception {
     LedgerEngine patient = engine("node-a", Duration.ofSeconds(10));
     int threads = 16;

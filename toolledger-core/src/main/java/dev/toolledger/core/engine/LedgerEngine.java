@@ -34,6 +34,7 @@ import dev.toolledger.core.tool.ToolResponse;
 import dev.toolledger.core.tool.TransactionalTool;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -98,31 +99,34 @@ public final class LedgerEngine {
   }
 
   /**
-   * How an operation reached its state, oldest step first; empty for a key not seen in this tenant.
-   * A transactional operation has exactly one step, taken inside the transaction that made its
-   * effect; it is derived from the record rather than written on every call.
+   * How an operation reached its state, oldest step first; empty for a key never claimed in this
+   * tenant. A claim that was released (its tool reported that nothing happened) has no record any
+   * more, but its steps stay, so that the history explains why the key was free again. A
+   * transactional operation's one step is taken inside the transaction that made its effect; it is
+   * derived from the record rather than written on every call.
    */
   public List<HistoryEntry> history(TenantId tenant, OperationKey key) {
-    Optional<OperationRecord> record = store.find(tenant, key);
-    if (record.isEmpty()) {
-      return List.of();
-    }
     List<HistoryEntry> stored = store.history(tenant, key);
-    if (!stored.isEmpty()) {
+    Optional<OperationRecord> record = store.find(tenant, key);
+    if (record.isEmpty() || record.get().state() != OperationState.COMPLETED) {
       return stored;
     }
-    OperationRecord r = record.get();
-    if (r.state() == OperationState.COMPLETED) {
-      return List.of(
-          new HistoryEntry(
-              r.completedAt().orElse(r.createdAt()),
-              Optional.empty(),
-              OperationState.COMPLETED,
-              "executed; the effect and this record committed in one transaction",
-              "engine",
-              1));
+    if (!stored.isEmpty() && stored.get(stored.size() - 1).to() == OperationState.COMPLETED) {
+      return stored;
     }
-    return List.of();
+    // Completed without a recorded step: a transactional execution (perhaps of a key whose earlier
+    // external claim was released, whose steps come first).
+    OperationRecord r = record.get();
+    List<HistoryEntry> all = new ArrayList<>(stored);
+    all.add(
+        new HistoryEntry(
+            r.completedAt().orElse(r.createdAt()),
+            Optional.empty(),
+            OperationState.COMPLETED,
+            "executed; the effect and this record committed in one transaction",
+            "engine",
+            1));
+    return List.copyOf(all);
   }
 
   /**
