@@ -3,6 +3,7 @@ package dev.toolledger.jdbc;
 import static dev.toolledger.jdbc.FakeDownstream.Answer.PENDING;
 import static dev.toolledger.jdbc.FakeDownstream.Answer.TRUTH;
 import static dev.toolledger.jdbc.FakeDownstream.Step.EFFECT_THEN_PAUSE;
+import static dev.toolledger.jdbc.FakeDownstream.Step.NOT_DONE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -223,6 +224,22 @@ abstract class LeaseRecoveryContractTest extends StoreContractTest {
     assertThat(history.get(history.size() - 1).cause()).contains("after 2 takeovers");
   }
 
+  @Test
+  void idempotentReplayReportingNothingDoneAfterATakeoverFencesTheKeyAndKeepsTheRecord() {
+    claimOfAVanishedNode(idempotent, ACME, "op-1", SHORT_LEASE);
+    downstream.script(NOT_DONE);
+    awaitLeaseExpiry(store, ACME, key("op-1"));
+
+    engine("node-b").recoverExpiredClaims(10);
+
+    // The vanished executor may still be running: deleting its claim would let a new claim of the
+    // same key start with fence 1 again, which that executor could then complete.
+    OperationRecord record = record(ACME, "op-1");
+    assertThat(record.state()).isEqualTo(OperationState.NOT_EXECUTED);
+    assertThat(call(engine("node-a"), idempotent, ACME, "op-1")).isInstanceOf(NotExecuted.class);
+    assertThat(downstream.performs).hasSize(1);
+  }
+
   // ------------------------------------------------------------------ fencing
 
   @Test
@@ -283,6 +300,33 @@ abstract class LeaseRecoveryContractTest extends StoreContractTest {
     assertThat(record(ACME, "op-f").state()).isEqualTo(OperationState.UNKNOWN);
     assertThat(store.history(ACME, key("op-f")))
         .anyMatch(h -> h.cause().contains("arrived late and was refused") && h.fence() == 1);
+  }
+
+  @Test
+  void lateResultOfTheFirstExecutorNeverLandsOnALaterClaimOfTheSameKey() throws Exception {
+    // The first executor pauses; recovery performs again on the idempotent downstream, which says
+    // that nothing was done for the key. A later request for the key must not open a fresh claim
+    // with fence 1, or the paused executor's late result would complete it.
+    downstream.script(EFFECT_THEN_PAUSE, NOT_DONE);
+    Future<ExecutionOutcome> paused =
+        callInBackground(engine("node-a"), idempotent, ACME, "op-aba");
+    assertThat(downstream.paused.await(30, TimeUnit.SECONDS)).isTrue();
+    awaitLeaseExpiry(store, ACME, key("op-aba"));
+    engine("node-b").recoverExpiredClaims(10);
+
+    ClaimResult later =
+        store.inTransaction(
+            tx ->
+                tx.claimLeased(
+                    new NewOperation(ACME, key("op-aba"), idempotent.intent(PARAMS), Instant.now()),
+                    new LeaseClaim("node-c", Duration.ofSeconds(30), Json.write(PARAMS)),
+                    Duration.ofSeconds(5)));
+    downstream.resume.countDown();
+    ExecutionOutcome answer = paused.get(30, TimeUnit.SECONDS);
+
+    assertThat(record(ACME, "op-aba").state()).isEqualTo(OperationState.NOT_EXECUTED);
+    assertThat(later).isInstanceOf(ClaimResult.Existing.class);
+    assertThat(answer).isInstanceOf(NotExecuted.class);
   }
 
   // ------------------------------------------------------------------ clocks
