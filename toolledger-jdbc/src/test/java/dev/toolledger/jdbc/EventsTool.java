@@ -2,7 +2,6 @@ package dev.toolledger.jdbc;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.toolledger.core.json.Json;
-import dev.toolledger.core.outbox.Outbox;
 import dev.toolledger.core.outbox.OutboxMessage;
 import dev.toolledger.core.tool.ToolDescriptor;
 import dev.toolledger.core.tool.ToolResponse;
@@ -59,15 +58,16 @@ final class EventsTool implements TransactionalTool {
       ps.executeUpdate();
     }
     List<String> ids = new ArrayList<>();
-    Outbox outbox = context.outbox();
     for (int i = 0; i < parameters.get("events").asInt(); i++) {
       ids.add(
-          outbox.enqueue(
-              new OutboxMessage(
-                  "item.created",
-                  "item:" + name,
-                  RECIPIENT,
-                  Json.object().put("name", name).put("n", i))));
+          context
+              .outbox()
+              .enqueue(
+                  new OutboxMessage(
+                      "item.created",
+                      "item:" + name,
+                      RECIPIENT,
+                      Json.object().put("name", name).put("n", i))));
     }
     idsPerAttempt.add(List.copyOf(ids));
     if (name.equals("explode")) {

@@ -167,6 +167,19 @@ abstract class OutboxContractTest extends StoreContractTest {
     assertThat(store.countEvents()).containsEntry(OutboxState.PENDING, 3L);
   }
 
+  @Test
+  void eventsEnqueuedThroughSeveralOutboxCallsOfOneTransactionGetDistinctIds() {
+    List<String> ids =
+        store.inTransaction(
+            tx ->
+                List.of(
+                    tx.outbox(ACME, key("op-1")).enqueue(message("item:1", 0)),
+                    tx.outbox(ACME, key("op-1")).enqueue(message("item:1", 1))));
+
+    assertThat(ids).doesNotHaveDuplicates();
+    assertThat(store.countEvents()).containsEntry(OutboxState.PENDING, 2L);
+  }
+
   static OutboxMessage message(String aggregate, int n) {
     return new OutboxMessage(
         "item.created", aggregate, EventsTool.RECIPIENT, Json.object().put("n", n));
