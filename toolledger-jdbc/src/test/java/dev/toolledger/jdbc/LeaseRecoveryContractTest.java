@@ -18,6 +18,7 @@ import dev.toolledger.core.engine.ExecutionOutcome.Replayed;
 import dev.toolledger.core.engine.Invocation;
 import dev.toolledger.core.engine.LedgerEngine;
 import dev.toolledger.core.engine.RecoveryReport;
+import dev.toolledger.core.engine.RecoveryWorker;
 import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.json.Json;
@@ -238,6 +239,23 @@ abstract class LeaseRecoveryContractTest extends StoreContractTest {
     assertThat(record.state()).isEqualTo(OperationState.NOT_EXECUTED);
     assertThat(call(engine("node-a"), idempotent, ACME, "op-1")).isInstanceOf(NotExecuted.class);
     assertThat(downstream.performs).hasSize(1);
+  }
+
+  @Test
+  void recoveryWorkerSettlesExpiredClaimsInTheBackground() {
+    claimOfAVanishedNode(lookup, ACME, "op-1", SHORT_LEASE);
+    downstream.apply(downstreamKey(ACME, "op-1"), false);
+
+    try (RecoveryWorker worker =
+        RecoveryWorker.start(engine("node-b"), Duration.ofMillis(50), 10)) {
+      await(
+          "the recovery worker settled the claim",
+          () -> record(ACME, "op-1").state() == OperationState.COMPLETED);
+    }
+
+    assertThat(fenceOf(store, ACME, key("op-1"))).isEqualTo(2);
+    assertThat(downstream.lookups).hasSize(1);
+    assertThat(downstream.performs).isEmpty();
   }
 
   // ------------------------------------------------------------------ fencing

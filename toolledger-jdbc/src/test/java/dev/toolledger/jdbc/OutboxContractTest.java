@@ -342,6 +342,23 @@ abstract class OutboxContractTest extends StoreContractTest {
     assertThat(recipient.acknowledged).containsOnlyKeys(later);
   }
 
+  @Test
+  void startedRelayDeliversCommittedEventsInTheBackgroundUntilClosed() {
+    ids(create(ACME, "op-1", "a", 3));
+
+    try (OutboxRelay relay = relay("relay-a").pollInterval(Duration.ofMillis(20)).build().start()) {
+      await("three events delivered", () -> store.countEvents().get(OutboxState.DELIVERED) == 3);
+      ids(create(ACME, "op-2", "b", 2));
+      await("five events delivered", () -> store.countEvents().get(OutboxState.DELIVERED) == 5);
+    }
+    ids(create(ACME, "op-3", "c", 1));
+
+    assertThat(store.countEvents())
+        .containsEntry(OutboxState.DELIVERED, 5L)
+        .containsEntry(OutboxState.PENDING, 1L);
+    assertThat(recipient.attempts).hasSize(5);
+  }
+
   // ------------------------------------------------------------------ several relays
 
   @Test
