@@ -4,6 +4,7 @@ import static dev.toolledger.jdbc.FakeDownstream.Step.EFFECT_THEN_LOSE_RESPONSE;
 import static dev.toolledger.jdbc.FakeDownstream.Step.EFFECT_THEN_PAUSE;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.engine.ExecutionOutcome;
 import dev.toolledger.core.engine.ExecutionOutcome.Executed;
@@ -21,8 +22,12 @@ import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationRecord;
 import dev.toolledger.core.operation.OperationState;
 import dev.toolledger.core.operation.StoredResponse;
+import dev.toolledger.core.store.ClaimResult;
+import dev.toolledger.core.store.LeaseClaim;
+import dev.toolledger.core.store.NewOperation;
 import dev.toolledger.core.tool.ToolRegistry;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -127,6 +132,35 @@ abstract class ResolveContractTest extends StoreContractTest {
 
     assertThat(createItem(ACME, "op-1")).isInstanceOf(Executed.class);
     assertThat(createItem(GLOBEX, "op-1")).isInstanceOf(NotExecuted.class);
+  }
+
+  @Test
+  void inquiryOnAKeyWhoseClaimIsReleasedMeanwhileFencesIt() {
+    // A claim holds the key when the inquiry tries to fence it; its executor releases it (the
+    // tool reported that nothing happened) before the inquiry reads the key back.
+    JsonNode params = DownstreamTool.params("someone");
+    ClaimResult claim =
+        store.inTransaction(
+            tx ->
+                tx.claimLeased(
+                    new NewOperation(ACME, key("op-r"), plain.intent(params), Instant.now()),
+                    new LeaseClaim("node-b", Duration.ofSeconds(30), Json.write(params)),
+                    Duration.ofSeconds(5)));
+    assertThat(claim).isEqualTo(new ClaimResult.Claimed(1));
+    InterleavingStore racing = new InterleavingStore(store);
+    LedgerEngine inquirer = LedgerEngine.builder(racing, ToolRegistry.of(items, plain)).build();
+    racing.beforeNextFind(
+        () -> {
+          boolean released = store.inTransaction(tx -> tx.release(ACME, key("op-r"), 1));
+          assertThat(released).isTrue();
+        });
+
+    ResolveOutcome outcome =
+        inquirer.resolve(ACME, key("op-r"), new Resolution.Inquiry(), OPERATOR);
+
+    assertThat(outcome).isInstanceOf(ResolveOutcome.Fenced.class);
+    assertThat(send(ACME, "op-r")).isInstanceOf(NotExecuted.class);
+    assertThat(downstream.performs).isEmpty();
   }
 
   @Test

@@ -143,28 +143,7 @@ public final class LedgerEngine {
       TenantId tenant, OperationKey key, Resolution resolution, String actor) {
     Instant now = config.clock().instant();
     if (resolution instanceof Resolution.Inquiry) {
-      boolean fenced =
-          writes.run(
-              tx -> {
-                boolean ok =
-                    tx.fenceUnseen(tenant, key, now, now.plus(ToolDescriptor.DEFAULT_RETENTION));
-                if (ok) {
-                  tx.appendHistory(
-                      tenant,
-                      key,
-                      new HistoryEntry(
-                          now,
-                          Optional.empty(),
-                          OperationState.NOT_EXECUTED,
-                          "fenced: the caller gave up on a key never seen; a late request with it"
-                              + " is refused",
-                          actor,
-                          0));
-                }
-                return ok;
-              });
-      OperationRecord current = store.find(tenant, key).orElseThrow();
-      return fenced ? new ResolveOutcome.Fenced(current) : new ResolveOutcome.Current(current);
+      return inquire(tenant, key, now, actor);
     }
     Optional<OperationRecord> existing = store.find(tenant, key);
     if (existing.isEmpty()) {
@@ -214,6 +193,39 @@ public final class LedgerEngine {
     return resolved
         ? new ResolveOutcome.Resolved(current)
         : new ResolveOutcome.NotResolvable(current);
+  }
+
+  private ResolveOutcome inquire(TenantId tenant, OperationKey key, Instant now, String actor) {
+    while (true) {
+      boolean fenced =
+          writes.run(
+              tx -> {
+                boolean ok =
+                    tx.fenceUnseen(tenant, key, now, now.plus(ToolDescriptor.DEFAULT_RETENTION));
+                if (ok) {
+                  tx.appendHistory(
+                      tenant,
+                      key,
+                      new HistoryEntry(
+                          now,
+                          Optional.empty(),
+                          OperationState.NOT_EXECUTED,
+                          "fenced: the caller gave up on a key never seen; a late request with it"
+                              + " is refused",
+                          actor,
+                          0));
+                }
+                return ok;
+              });
+      Optional<OperationRecord> current = store.find(tenant, key);
+      if (current.isPresent()) {
+        return fenced
+            ? new ResolveOutcome.Fenced(current.get())
+            : new ResolveOutcome.Current(current.get());
+      }
+      // The key was held by a claim that has been released since (its tool reported that
+      // nothing happened): it is free again, so fence it now.
+    }
   }
 
   /**
