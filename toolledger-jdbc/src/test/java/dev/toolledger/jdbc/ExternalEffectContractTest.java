@@ -31,7 +31,6 @@ import dev.toolledger.core.tool.ToolResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -336,9 +335,5 @@ abstract class ExternalEffectContractTest extends StoreContractTest {
   static HistoryEntry last(List<HistoryEntry> history) {
     assertThat(history).isNotEmpty();
     return history.get(history.size() - 1);
-  }
-
-  static Optional<HistoryEntry> find(List<HistoryEntry> history, String cause) {
-    return history.stream().filter(h -> h.cause().contains(cause)).findFirst();
   }
 }
