@@ -20,6 +20,8 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -28,6 +30,7 @@ final class JdbcTransaction implements LedgerTransaction {
   private final Connection connection;
   private final Connection guarded;
   private final DialectSupport dialect;
+  private final Map<OperationId, Outbox> outboxes = new HashMap<>();
   boolean rollbackOnly;
 
   /**
@@ -340,10 +343,19 @@ final class JdbcTransaction implements LedgerTransaction {
     }
   }
 
+  /**
+   * One outbox per operation and transaction: event ids are numbered per outbox, so a tool that
+   * asks for the outbox before each event must get the same one, or its events would get the same
+   * ids.
+   */
   @Override
   public Outbox outbox(TenantId tenant, OperationKey key) {
-    return new OutboxRows.TransactionOutbox(connection, dialect, tenant, key);
+    return outboxes.computeIfAbsent(
+        new OperationId(tenant, key),
+        id -> new OutboxRows.TransactionOutbox(connection, dialect, tenant, key));
   }
+
+  private record OperationId(TenantId tenant, OperationKey key) {}
 
   private boolean update(String sql, Binder binder) {
     try (PreparedStatement ps = connection.prepareStatement(sql)) {

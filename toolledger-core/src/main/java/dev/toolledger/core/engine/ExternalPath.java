@@ -281,7 +281,9 @@ final class ExternalPath {
    * Settles a leased claim held under {@code fence} whose effect is uncertain: ask the downstream
    * when the tool can, perform again with the same downstream key when the downstream is idempotent
    * by it, and otherwise record UNKNOWN. Never deletes the claim on a guess and never performs a
-   * non-idempotent effect twice.
+   * non-idempotent effect twice. A claim that was taken over ({@code fence > 1}) is never deleted
+   * at all: when performing again reports that nothing happened, the key is fenced as {@code
+   * NOT_EXECUTED} rather than released.
    */
   Settled settle(
       ExternalTool tool,
@@ -344,6 +346,22 @@ final class ExternalPath {
                   + e.getClass().getSimpleName());
         }
         if (result instanceof EffectResult.NotDone notDone) {
+          if (fence > 1) {
+            // The claim was taken over, and the executor that lost it did not necessarily stop.
+            // Deleting the claim would let a new claim of this key start at fence 1 again, which
+            // that executor's late result could then complete. Fence the key instead.
+            return mark(
+                tool,
+                tenant,
+                key,
+                fence,
+                OperationState.NOT_EXECUTED,
+                why
+                    + "; performing again with the same downstream key, the tool reported that"
+                    + " nothing happened ("
+                    + truncate(notDone.reason())
+                    + ")");
+          }
           Result released = release(tenant, key, fence, notDone.reason());
           return released instanceof Result.Answer ? Settled.RELEASED : Settled.CLAIM_LOST;
         }

@@ -34,6 +34,7 @@ import dev.toolledger.core.tool.ToolResponse;
 import dev.toolledger.core.tool.TransactionalTool;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -98,31 +99,34 @@ public final class LedgerEngine {
   }
 
   /**
-   * How an operation reached its state, oldest step first; empty for a key not seen in this tenant.
-   * A transactional operation has exactly one step, taken inside the transaction that made its
-   * effect; it is derived from the record rather than written on every call.
+   * How an operation reached its state, oldest step first; empty for a key never claimed in this
+   * tenant. A claim that was released (its tool reported that nothing happened) has no record any
+   * more, but its steps stay, so that the history explains why the key was free again. A
+   * transactional operation's one step is taken inside the transaction that made its effect; it is
+   * derived from the record rather than written on every call.
    */
   public List<HistoryEntry> history(TenantId tenant, OperationKey key) {
-    Optional<OperationRecord> record = store.find(tenant, key);
-    if (record.isEmpty()) {
-      return List.of();
-    }
     List<HistoryEntry> stored = store.history(tenant, key);
-    if (!stored.isEmpty()) {
+    Optional<OperationRecord> record = store.find(tenant, key);
+    if (record.isEmpty() || record.get().state() != OperationState.COMPLETED) {
       return stored;
     }
-    OperationRecord r = record.get();
-    if (r.state() == OperationState.COMPLETED) {
-      return List.of(
-          new HistoryEntry(
-              r.completedAt().orElse(r.createdAt()),
-              Optional.empty(),
-              OperationState.COMPLETED,
-              "executed; the effect and this record committed in one transaction",
-              "engine",
-              1));
+    if (!stored.isEmpty() && stored.get(stored.size() - 1).to() == OperationState.COMPLETED) {
+      return stored;
     }
-    return List.of();
+    // Completed without a recorded step: a transactional execution (perhaps of a key whose earlier
+    // external claim was released, whose steps come first).
+    OperationRecord r = record.get();
+    List<HistoryEntry> all = new ArrayList<>(stored);
+    all.add(
+        new HistoryEntry(
+            r.completedAt().orElse(r.createdAt()),
+            Optional.empty(),
+            OperationState.COMPLETED,
+            "executed; the effect and this record committed in one transaction",
+            "engine",
+            1));
+    return List.copyOf(all);
   }
 
   /**
@@ -139,28 +143,7 @@ public final class LedgerEngine {
       TenantId tenant, OperationKey key, Resolution resolution, String actor) {
     Instant now = config.clock().instant();
     if (resolution instanceof Resolution.Inquiry) {
-      boolean fenced =
-          writes.run(
-              tx -> {
-                boolean ok =
-                    tx.fenceUnseen(tenant, key, now, now.plus(ToolDescriptor.DEFAULT_RETENTION));
-                if (ok) {
-                  tx.appendHistory(
-                      tenant,
-                      key,
-                      new HistoryEntry(
-                          now,
-                          Optional.empty(),
-                          OperationState.NOT_EXECUTED,
-                          "fenced: the caller gave up on a key never seen; a late request with it"
-                              + " is refused",
-                          actor,
-                          0));
-                }
-                return ok;
-              });
-      OperationRecord current = store.find(tenant, key).orElseThrow();
-      return fenced ? new ResolveOutcome.Fenced(current) : new ResolveOutcome.Current(current);
+      return inquire(tenant, key, now, actor);
     }
     Optional<OperationRecord> existing = store.find(tenant, key);
     if (existing.isEmpty()) {
@@ -210,6 +193,39 @@ public final class LedgerEngine {
     return resolved
         ? new ResolveOutcome.Resolved(current)
         : new ResolveOutcome.NotResolvable(current);
+  }
+
+  private ResolveOutcome inquire(TenantId tenant, OperationKey key, Instant now, String actor) {
+    while (true) {
+      boolean fenced =
+          writes.run(
+              tx -> {
+                boolean ok =
+                    tx.fenceUnseen(tenant, key, now, now.plus(ToolDescriptor.DEFAULT_RETENTION));
+                if (ok) {
+                  tx.appendHistory(
+                      tenant,
+                      key,
+                      new HistoryEntry(
+                          now,
+                          Optional.empty(),
+                          OperationState.NOT_EXECUTED,
+                          "fenced: the caller gave up on a key never seen; a late request with it"
+                              + " is refused",
+                          actor,
+                          0));
+                }
+                return ok;
+              });
+      Optional<OperationRecord> current = store.find(tenant, key);
+      if (current.isPresent()) {
+        return fenced
+            ? new ResolveOutcome.Fenced(current.get())
+            : new ResolveOutcome.Current(current.get());
+      }
+      // The key was held by a claim that has been released since (its tool reported that
+      // nothing happened): it is free again, so fence it now.
+    }
   }
 
   /**

@@ -113,6 +113,10 @@ public interface LedgerTransaction {
   /** Appends a step to the operation's history. */
   void appendHistory(TenantId tenant, OperationKey key, HistoryEntry entry);
 
-  /** An outbox whose events commit with this transaction, attributed to this operation. */
+  /**
+   * An outbox whose events commit with this transaction, attributed to this operation. Every call
+   * for the same operation within one transaction returns the same outbox, so that its events get
+   * distinct ids, and the ids are the same when the transaction is run again.
+   */
   Outbox outbox(TenantId tenant, OperationKey key);
 }

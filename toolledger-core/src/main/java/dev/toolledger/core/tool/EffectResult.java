@@ -15,6 +15,8 @@ public sealed interface EffectResult {
   /**
    * It is certain that nothing happened (the downstream refused before acting, or could not be
    * reached at all). The claim is released; nothing is recorded, so the same key may be retried.
+   * When recovery performed again after taking the claim over, an earlier executor may still be
+   * running, so the claim is not released: the key is recorded as {@code NOT_EXECUTED} instead.
    */
   record NotDone(String reason) implements EffectResult {
     public NotDone {
