@@ -1,6 +1,7 @@
 package dev.toolledger.jdbc;
 
 import dev.toolledger.core.store.SqlDialect;
+import dev.toolledger.jdbc.internal.Statements;
 import dev.toolledger.jdbc.migration.TransactionControl;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -11,6 +12,13 @@ import java.time.Duration;
 abstract class DialectSupport implements TransactionControl {
 
   abstract SqlDialect kind();
+
+  /** Where the hot path's statements come from. */
+  Statements statements() {
+    return PLAIN;
+  }
+
+  private static final Statements PLAIN = Statements.plain();
 
   /**
    * An SQL expression for the database clock's current time in epoch milliseconds. Leases and

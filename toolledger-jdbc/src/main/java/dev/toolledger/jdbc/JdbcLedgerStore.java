@@ -193,7 +193,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
   @Override
   public Optional<OperationRecord> find(TenantId tenant, OperationKey key) {
     try (Connection connection = dataSource.getConnection()) {
-      return OperationRows.select(connection, tenant, key);
+      return OperationRows.select(connection, dialect.statements(), tenant, key);
     } catch (SQLException e) {
       throw translate(e, "reading an operation");
     }
@@ -351,6 +351,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
   /** Closes the physical connection instead of returning it to the pool. */
   private void discard(Connection connection, Throwable failure) {
     try {
+      dialect.statements().forget(connection);
       dataSource.evictConnection(connection);
     } catch (RuntimeException e) {
       failure.addSuppressed(e);
@@ -578,6 +579,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
 
   @Override
   public void close() {
+    dialect.statements().clear();
     dataSource.close();
   }
 

@@ -41,7 +41,7 @@ final class JdbcTransaction implements LedgerTransaction {
 
   JdbcTransaction(Connection connection, DialectSupport dialect) {
     this.connection = connection;
-    this.guarded = GuardedConnection.wrap(connection);
+    this.guarded = GuardedConnection.wrap(connection, dialect.statements());
     this.dialect = dialect;
   }
 
@@ -63,7 +63,7 @@ final class JdbcTransaction implements LedgerTransaction {
   @Override
   public Optional<OperationRecord> find(TenantId tenant, OperationKey key) {
     try {
-      return OperationRows.select(connection, tenant, key);
+      return OperationRows.select(connection, dialect.statements(), tenant, key);
     } catch (SQLException e) {
       throw new JdbcLedgerStore.WrappedSqlException(e);
     }
@@ -77,7 +77,8 @@ final class JdbcTransaction implements LedgerTransaction {
       // complete; the primary key still guards that insert.
       try {
         Optional<OperationRecord> existing =
-            OperationRows.select(connection, operation.tenant(), operation.key());
+            OperationRows.select(
+                connection, dialect.statements(), operation.tenant(), operation.key());
         if (existing.isPresent()) {
           return new ClaimResult.Existing(existing.get());
         }
@@ -114,7 +115,7 @@ final class JdbcTransaction implements LedgerTransaction {
     try {
       dialect.beforeClaim(connection, maxWait);
       int inserted;
-      try (PreparedStatement ps = connection.prepareStatement(sql)) {
+      try (PreparedStatement ps = dialect.statements().prepare(connection, sql)) {
         ps.setString(1, operation.tenant().value());
         ps.setString(2, operation.key().value());
         ps.setString(3, operation.intent().tool());
@@ -139,7 +140,8 @@ final class JdbcTransaction implements LedgerTransaction {
         return new ClaimResult.Claimed(1);
       }
       OperationRecord existing =
-          OperationRows.select(connection, operation.tenant(), operation.key())
+          OperationRows.select(
+                  connection, dialect.statements(), operation.tenant(), operation.key())
               .orElseThrow(
                   () ->
                       new StoreException(
@@ -358,7 +360,7 @@ final class JdbcTransaction implements LedgerTransaction {
   private record OperationId(TenantId tenant, OperationKey key) {}
 
   private boolean update(String sql, Binder binder) {
-    try (PreparedStatement ps = connection.prepareStatement(sql)) {
+    try (PreparedStatement ps = dialect.statements().prepare(connection, sql)) {
       binder.bind(ps);
       return ps.executeUpdate() == 1;
     } catch (SQLException e) {

@@ -8,6 +8,7 @@ import dev.toolledger.core.operation.OperationIntent;
 import dev.toolledger.core.operation.OperationRecord;
 import dev.toolledger.core.operation.OperationState;
 import dev.toolledger.core.operation.StoredResponse;
+import dev.toolledger.jdbc.internal.Statements;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -26,20 +27,27 @@ final class OperationRows {
 
   private OperationRows() {}
 
-  static Optional<OperationRecord> select(Connection connection, TenantId tenant, OperationKey key)
+  private static final String SELECT =
+      "SELECT " + COLUMNS + " FROM tl_operations WHERE tenant = ? AND op_key = ?";
+
+  static Optional<OperationRecord> select(
+      Connection connection, Statements statements, TenantId tenant, OperationKey key)
       throws SQLException {
-    try (PreparedStatement ps =
-        connection.prepareStatement(
-            "SELECT " + COLUMNS + " FROM tl_operations WHERE tenant = ? AND op_key = ?")) {
+    try (PreparedStatement ps = statements.prepare(connection, SELECT)) {
       ps.setString(1, tenant.value());
       ps.setString(2, key.value());
       try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? Optional.of(read(rs)) : Optional.empty();
+        return rs.next() ? Optional.of(read(rs, tenant, key)) : Optional.empty();
       }
     }
   }
 
   static OperationRecord read(ResultSet rs) throws SQLException {
+    return read(rs, TenantId.of(rs.getString("tenant")), OperationKey.of(rs.getString("op_key")));
+  }
+
+  /** Reads a row whose tenant and key the caller already holds, without parsing them again. */
+  static OperationRecord read(ResultSet rs, TenantId tenant, OperationKey key) throws SQLException {
     String tool = rs.getString("tool");
     Optional<OperationIntent> intent =
         tool == null
@@ -57,8 +65,8 @@ final class OperationRows {
             ? Optional.of(new StoredResponse(status, body))
             : Optional.empty();
     return new OperationRecord(
-        TenantId.of(rs.getString("tenant")),
-        OperationKey.of(rs.getString("op_key")),
+        tenant,
+        key,
         intent,
         state,
         response,

@@ -1,9 +1,10 @@
 package dev.toolledger.jdbc;
 
 import dev.toolledger.core.store.SqlDialect;
+import dev.toolledger.jdbc.internal.Statements;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -25,6 +26,7 @@ final class SqliteSupport extends DialectSupport {
   private static final int SQLITE_LOCKED = 6;
 
   private final Semaphore writer = new Semaphore(1, true);
+  private final Statements statements = Statements.cached();
   private final long busyTimeoutMillis;
 
   SqliteSupport(Duration busyTimeout) {
@@ -34,6 +36,11 @@ final class SqliteSupport extends DialectSupport {
   @Override
   SqlDialect kind() {
     return SqlDialect.SQLITE;
+  }
+
+  @Override
+  Statements statements() {
+    return statements;
   }
 
   @Override
@@ -58,22 +65,22 @@ final class SqliteSupport extends DialectSupport {
 
   @Override
   public void begin(Connection connection) throws SQLException {
-    try (Statement st = connection.createStatement()) {
-      st.execute("BEGIN IMMEDIATE");
+    try (PreparedStatement st = statements.prepare(connection, "BEGIN IMMEDIATE")) {
+      st.execute();
     }
   }
 
   @Override
   public void commit(Connection connection) throws SQLException {
-    try (Statement st = connection.createStatement()) {
-      st.execute("COMMIT");
+    try (PreparedStatement st = statements.prepare(connection, "COMMIT")) {
+      st.execute();
     }
   }
 
   @Override
   public boolean rollback(Connection connection) {
-    try (Statement st = connection.createStatement()) {
-      st.execute("ROLLBACK");
+    try (PreparedStatement st = statements.prepare(connection, "ROLLBACK")) {
+      st.execute();
       return true;
     } catch (SQLException e) {
       // "cannot rollback - no transaction is active": SQLite already ended it (for example after

@@ -17,17 +17,24 @@ public final class GuardedConnection implements InvocationHandler {
       Set.of("commit", "setAutoCommit", "close", "abort", "setTransactionIsolation", "setReadOnly");
 
   private final Connection delegate;
+  private final Statements statements;
 
-  private GuardedConnection(Connection delegate) {
+  private GuardedConnection(Connection delegate, Statements statements) {
     this.delegate = delegate;
+    this.statements = statements;
   }
 
   public static Connection wrap(Connection connection) {
+    return wrap(connection, Statements.plain());
+  }
+
+  /** Guards a connection whose {@code prepareStatement(String)} goes through {@code statements}. */
+  public static Connection wrap(Connection connection, Statements statements) {
     return (Connection)
         Proxy.newProxyInstance(
             Connection.class.getClassLoader(),
             new Class<?>[] {Connection.class},
-            new GuardedConnection(connection));
+            new GuardedConnection(connection, statements));
   }
 
   @Override
@@ -43,6 +50,9 @@ public final class GuardedConnection implements InvocationHandler {
     }
     if (name.equals("unwrap") || name.equals("isWrapperFor")) {
       throw new UnsupportedOperationException("the transaction's connection cannot be unwrapped");
+    }
+    if (name.equals("prepareStatement") && args != null && args.length == 1) {
+      return statements.prepare(delegate, (String) args[0]);
     }
     try {
       return method.invoke(delegate, args);

@@ -1,0 +1,118 @@
+package dev.toolledger.jdbc.internal;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Keeps each SQL text's prepared statement per physical connection, so that the hot path does not
+ * compile the same SQL again on every call (SQLite's JDBC driver keeps no statement cache, and
+ * compiling costs about as much as running a short statement).
+ *
+ * <p>Statements are prepared on the physical connection, beneath the pool, and handed out wrapped:
+ * closing the wrapper closes its open result set and clears its parameters, leaving the statement
+ * ready for the next caller of that connection. A pooled connection is used by one thread at a
+ * time, so a connection's statements are never shared concurrently.
+ */
+final class StatementCache implements Statements {
+  private final Map<Connection, Map<String, PreparedStatement>> byConnection =
+      new ConcurrentHashMap<>();
+
+  @Override
+  public PreparedStatement prepare(Connection connection, String sql) throws SQLException {
+    Connection physical = connection.unwrap(Connection.class);
+    Map<String, PreparedStatement> statements = byConnection.get(physical);
+    if (statements == null) {
+      // A connection we have not seen: drop what belonged to connections that are gone.
+      byConnection.keySet().removeIf(StatementCache::closed);
+      statements = new HashMap<>();
+      byConnection.put(physical, statements);
+    }
+    PreparedStatement statement = statements.get(sql);
+    if (statement == null || statement.isClosed()) {
+      statement = physical.prepareStatement(sql);
+      statements.put(sql, statement);
+    }
+    return (PreparedStatement)
+        Proxy.newProxyInstance(
+            PreparedStatement.class.getClassLoader(),
+            new Class<?>[] {PreparedStatement.class},
+            new Reusable(statement));
+  }
+
+  @Override
+  public void forget(Connection connection) {
+    try {
+      Map<String, PreparedStatement> statements =
+          byConnection.remove(connection.unwrap(Connection.class));
+      if (statements != null) {
+        for (PreparedStatement statement : statements.values()) {
+          statement.close();
+        }
+      }
+    } catch (SQLException e) {
+      // The connection is being thrown away anyway.
+    }
+  }
+
+  @Override
+  public void clear() {
+    byConnection.clear();
+  }
+
+  private static boolean closed(Connection connection) {
+    try {
+      return connection.isClosed();
+    } catch (SQLException e) {
+      return true;
+    }
+  }
+
+  /** A cached statement whose close is a reset. */
+  private static final class Reusable implements InvocationHandler {
+    private final PreparedStatement statement;
+    private boolean closed;
+
+    Reusable(PreparedStatement statement) {
+      this.statement = statement;
+    }
+
+    @Override
+    public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+      switch (method.getName()) {
+        case "close":
+          if (!closed) {
+            closed = true;
+            ResultSet open = statement.getResultSet();
+            if (open != null) {
+              open.close();
+            }
+            statement.clearParameters();
+          }
+          return null;
+        case "isClosed":
+          return closed;
+        case "unwrap":
+        case "isWrapperFor":
+          throw new SQLException("a cached statement cannot be unwrapped");
+        default:
+          if (closed) {
+            throw new SQLException("statement used after close");
+          }
+          try {
+            return method.invoke(statement, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+      }
+    }
+  }
+}
