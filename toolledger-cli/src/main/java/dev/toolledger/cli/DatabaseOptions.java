@@ -52,4 +52,9 @@ final class DatabaseOptions {
   JdbcLedgerStore open() {
     return location().open(List.of(NotesSchema.migrations()), synchronous, busyTimeout);
   }
+
+  /** Opens the ledger for a node whose engine waits {@code maxWait} for concurrent executions. */
+  JdbcLedgerStore open(Duration maxWait) {
+    return location().open(List.of(NotesSchema.migrations()), synchronous, busyTimeout, maxWait);
+  }
 }

@@ -101,7 +101,7 @@ final class ServeCommand implements Callable<Integer> {
     McpOptions.Builder mcp = McpOptions.builder().enabled(!noMcp);
     allowUnkeyed.forEach(mcp::allowUnkeyed);
     McpOptions mcpOptions = mcp.build();
-    JdbcLedgerStore store = database.open();
+    JdbcLedgerStore store = database.open(maxWait);
     ToolLedgerApp app;
     try {
       app =

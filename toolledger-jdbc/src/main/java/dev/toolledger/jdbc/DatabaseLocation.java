@@ -82,8 +82,20 @@ public sealed interface DatabaseLocation {
    * @param synchronous SQLite's commit durability; ignored for PostgreSQL
    * @param busyTimeout how long a SQLite writer waits for the write lock; ignored for PostgreSQL
    */
+  default JdbcLedgerStore open(
+      List<SchemaMigrations> migrations, Synchronous synchronous, Duration busyTimeout) {
+    return open(migrations, synchronous, busyTimeout, PostgresOptions.DEFAULT_CLAIM_WAIT);
+  }
+
+  /**
+   * As {@link #open(List, Synchronous, Duration)}, with the engine's wait for a concurrent
+   * execution of a key, which PostgreSQL claims use as their lock_timeout.
+   */
   JdbcLedgerStore open(
-      List<SchemaMigrations> migrations, Synchronous synchronous, Duration busyTimeout);
+      List<SchemaMigrations> migrations,
+      Synchronous synchronous,
+      Duration busyTimeout,
+      Duration claimWait);
 
   /** For logs and error messages; never contains a password. */
   String description();
@@ -101,7 +113,10 @@ public sealed interface DatabaseLocation {
 
     @Override
     public JdbcLedgerStore open(
-        List<SchemaMigrations> migrations, Synchronous synchronous, Duration busyTimeout) {
+        List<SchemaMigrations> migrations,
+        Synchronous synchronous,
+        Duration busyTimeout,
+        Duration claimWait) {
       return JdbcLedgerStore.sqlite(
           SqliteOptions.builder(path)
               .synchronous(synchronous)
@@ -140,8 +155,12 @@ public sealed interface DatabaseLocation {
 
     @Override
     public JdbcLedgerStore open(
-        List<SchemaMigrations> migrations, Synchronous synchronous, Duration busyTimeout) {
-      return JdbcLedgerStore.postgres(options().migrations(migrations).build());
+        List<SchemaMigrations> migrations,
+        Synchronous synchronous,
+        Duration busyTimeout,
+        Duration claimWait) {
+      return JdbcLedgerStore.postgres(
+          options().claimWait(claimWait).migrations(migrations).build());
     }
 
     @Override

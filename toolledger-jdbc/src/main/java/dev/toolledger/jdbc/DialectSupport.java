@@ -79,11 +79,17 @@ abstract class DialectSupport implements TransactionControl {
     }
   }
 
-  /** Bounds how long the next claim may wait for a concurrent claimer of the same key. */
-  void beforeClaim(Connection connection, Duration maxWait) throws SQLException {}
+  /**
+   * Bounds how long the next claim may wait for a concurrent claimer of the same key.
+   *
+   * @return whether the connection's setting was changed for this claim
+   */
+  boolean beforeClaim(Connection connection, Duration maxWait) throws SQLException {
+    return false;
+  }
 
-  /** Undoes {@link #beforeClaim} for the rest of the transaction once the claim has returned. */
-  void afterClaim(Connection connection) throws SQLException {}
+  /** Undoes a {@link #beforeClaim} that changed the setting, for the rest of the transaction. */
+  void afterClaim(Connection connection, boolean changed) throws SQLException {}
 
   /** Whether this error means the claim's wait for a concurrent claimer ran out. */
   boolean isClaimWaitExceeded(SQLException e) {

@@ -124,6 +124,8 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
     pool.setMinimumIdle(Math.min(2, options.poolSize()));
     pool.setAutoCommit(true);
     pool.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+    PostgresSupport support = new PostgresSupport(options.claimWait());
+    pool.setConnectionInitSql(support.connectionInitSql());
     pool.setConnectionTimeout(options.connectionTimeout().toMillis());
     String description =
         "postgresql:" + options.redactedUrl().substring(PostgresOptions.URL_PREFIX.length());
@@ -136,7 +138,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
       throw new StoreException(
           "cannot connect to the ledger database " + description + ": " + e.getMessage(), e);
     }
-    JdbcLedgerStore store = new JdbcLedgerStore(dataSource, new PostgresSupport(), description);
+    JdbcLedgerStore store = new JdbcLedgerStore(dataSource, support, description);
     store.migrate(options.migrations());
     return store;
   }

@@ -113,7 +113,7 @@ final class JdbcTransaction implements LedgerTransaction {
   private ClaimResult insertClaim(
       NewOperation operation, Duration maxWait, String sql, LeaseClaim lease) {
     try {
-      dialect.beforeClaim(connection, maxWait);
+      boolean waitChanged = dialect.beforeClaim(connection, maxWait);
       int inserted;
       try (PreparedStatement ps = dialect.statements().prepare(connection, sql)) {
         ps.setString(1, operation.tenant().value());
@@ -135,7 +135,7 @@ final class JdbcTransaction implements LedgerTransaction {
         }
         throw e;
       }
-      dialect.afterClaim(connection);
+      dialect.afterClaim(connection, waitChanged);
       if (inserted == 1) {
         return new ClaimResult.Claimed(1);
       }

@@ -29,6 +29,12 @@ public final class PostgresOptions {
    */
   public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(5);
 
+  /**
+   * Default longest wait of a claim for a concurrent transaction on the same key: 5 seconds, the
+   * engine's default {@code maxWait}.
+   */
+  public static final Duration DEFAULT_CLAIM_WAIT = Duration.ofSeconds(5);
+
   // Any URL parameter whose name ends in "password" (password, sslpassword) is a secret.
   private static final Pattern SECRET_PARAMETER = Pattern.compile("(?i)([?&][a-z]*password=)[^&]*");
   private static final Pattern USER_PARAMETER = Pattern.compile("(?i)[?&]user=");
@@ -39,6 +45,7 @@ public final class PostgresOptions {
   private final Optional<String> password;
   private final int poolSize;
   private final Duration connectionTimeout;
+  private final Duration claimWait;
   private final List<SchemaMigrations> migrations;
 
   private PostgresOptions(Builder b) {
@@ -47,6 +54,7 @@ public final class PostgresOptions {
     this.password = Optional.ofNullable(b.password);
     this.poolSize = b.poolSize;
     this.connectionTimeout = b.connectionTimeout;
+    this.claimWait = b.claimWait;
     this.migrations = List.copyOf(b.migrations);
   }
 
@@ -84,6 +92,11 @@ public final class PostgresOptions {
     return connectionTimeout;
   }
 
+  /** The session's lock_timeout: how long a claim waits for another transaction on its key. */
+  public Duration claimWait() {
+    return claimWait;
+  }
+
   /** Migrations of tools' own tables, applied after the ledger's. */
   public List<SchemaMigrations> migrations() {
     return migrations;
@@ -105,6 +118,8 @@ public final class PostgresOptions {
         + poolSize
         + ", connectionTimeout="
         + connectionTimeout
+        + ", claimWait="
+        + claimWait
         + ", migrations="
         + migrations.stream().map(SchemaMigrations::component).toList()
         + "]";
@@ -117,6 +132,7 @@ public final class PostgresOptions {
     private String password;
     private int poolSize = DEFAULT_POOL_SIZE;
     private Duration connectionTimeout = DEFAULT_CONNECTION_TIMEOUT;
+    private Duration claimWait = DEFAULT_CLAIM_WAIT;
     private final List<SchemaMigrations> migrations = new ArrayList<>();
 
     private Builder(String url) {
@@ -144,6 +160,17 @@ public final class PostgresOptions {
     /** Longest wait for a free pooled connection. Default 5 seconds; at least 250 ms. */
     public Builder connectionTimeout(Duration connectionTimeout) {
       this.connectionTimeout = connectionTimeout;
+      return this;
+    }
+
+    /**
+     * How long a claim waits for a concurrent transaction on the same key, set as each pooled
+     * connection's {@code lock_timeout}. Set it to the engine's {@code maxWait}: a claim that asks
+     * for another wait (a caller's {@code Prefer: wait}) then costs two more statements. Default 5
+     * seconds.
+     */
+    public Builder claimWait(Duration claimWait) {
+      this.claimWait = claimWait;
       return this;
     }
 
@@ -179,6 +206,9 @@ public final class PostgresOptions {
       }
       if (connectionTimeout == null || connectionTimeout.toMillis() < 250) {
         throw new IllegalArgumentException("connectionTimeout must be at least 250 ms");
+      }
+      if (claimWait == null || claimWait.toMillis() < 1) {
+        throw new IllegalArgumentException("claimWait must be at least 1 ms");
       }
       return new PostgresOptions(this);
     }

@@ -25,6 +25,15 @@ final class PostgresSupport extends DialectSupport {
           "57P02", // crash_shutdown: another backend crashed and the server restarts
           "57P03"); // cannot_connect_now: the server is starting up or shutting down
   private static final String LOCK_NOT_AVAILABLE = "55P03";
+  // A claim's remaining wait is the caller's wait minus the time spent before the claim; within
+  // this much of the session's setting, the session's setting is used.
+  private static final long CLOSE_ENOUGH_MILLIS = 250;
+
+  private final Duration claimWait;
+
+  PostgresSupport(Duration claimWait) {
+    this.claimWait = claimWait;
+  }
 
   @Override
   SqlDialect kind() {
@@ -50,26 +59,36 @@ final class PostgresSupport extends DialectSupport {
   void exitWrite() {}
 
   /**
-   * Bounds the claim's wait for a concurrent claimer with a transaction-local lock_timeout. At
-   * least 1 ms: PostgreSQL reads 0 as "wait forever", the opposite of what a zero wait asks for.
+   * Every pooled connection starts with {@code lock_timeout} = the claim wait (the engine's usual
+   * wait), so an ordinary claim needs no statement of its own. A claim that asks for another wait
+   * (a caller's {@code Prefer: wait}) sets a transaction-local lock_timeout, at least 1 ms:
+   * PostgreSQL reads 0 as "wait forever", the opposite of what a zero wait asks for.
    */
   @Override
-  void beforeClaim(Connection connection, Duration maxWait) throws SQLException {
+  boolean beforeClaim(Connection connection, Duration maxWait) throws SQLException {
+    if (Math.abs(maxWait.toMillis() - claimWait.toMillis()) <= CLOSE_ENOUGH_MILLIS) {
+      return false;
+    }
     long millis = Math.max(1, Math.min(Integer.MAX_VALUE, maxWait.toMillis()));
     try (Statement st = connection.createStatement()) {
       st.execute("SET LOCAL lock_timeout = '" + millis + "ms'");
     }
+    return true;
   }
 
-  /**
-   * The claim's wait is for the same key only; the tool's own statements get the session's
-   * lock_timeout back. (SET LOCAL would end with the transaction anyway.)
-   */
+  /** The tool's own statements get the session's lock_timeout back. */
   @Override
-  void afterClaim(Connection connection) throws SQLException {
-    try (Statement st = connection.createStatement()) {
-      st.execute("SET LOCAL lock_timeout TO DEFAULT");
+  void afterClaim(Connection connection, boolean changed) throws SQLException {
+    if (changed) {
+      try (Statement st = connection.createStatement()) {
+        st.execute("SET LOCAL lock_timeout = '" + claimWait.toMillis() + "ms'");
+      }
     }
+  }
+
+  /** The statement every pooled connection runs when it opens. */
+  String connectionInitSql() {
+    return "SET lock_timeout = '" + claimWait.toMillis() + "ms'";
   }
 
   @Override

@@ -478,13 +478,15 @@ public final class LedgerEngine {
 
   private void report(Invocation invocation, String kind, long startedNanos) {
     Duration duration = Duration.ofNanos(System.nanoTime() - startedNanos);
-    LOG.atInfo()
-        .addKeyValue("outcome", kind)
-        .addKeyValue("tenant", invocation.tenant())
-        .addKeyValue("tool", invocation.tool())
-        .addKeyValue("key", invocation.key().logHash())
-        .addKeyValue("ms", duration.toMillis())
-        .log("operation");
+    if (LOG.isInfoEnabled()) {
+      LOG.atInfo()
+          .addKeyValue("outcome", kind)
+          .addKeyValue("tenant", invocation.tenant())
+          .addKeyValue("tool", invocation.tool())
+          .addKeyValue("key", invocation.key().logHash())
+          .addKeyValue("ms", duration.toMillis())
+          .log("operation");
+    }
     try {
       listener.onOutcome(invocation.tenant(), invocation.tool(), kind, duration);
     } catch (RuntimeException e) {

@@ -104,6 +104,13 @@ public final class Migrator {
       throws SQLException {
     transactions.begin(connection);
     try {
+      if (dialect == SqlDialect.POSTGRESQL) {
+        // Another node may be applying this very migration; wait for it however long it takes
+        // rather than fail the start on the pool's short lock_timeout.
+        try (Statement st = connection.createStatement()) {
+          st.execute("SET LOCAL lock_timeout = 0");
+        }
+      }
       try (PreparedStatement ps =
           connection.prepareStatement(
               "INSERT INTO tl_schema_version (component, version, description, applied_at)"
