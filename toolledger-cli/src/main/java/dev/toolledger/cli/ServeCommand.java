@@ -96,6 +96,17 @@ final class ServeCommand implements Callable<Integer> {
     return attachmentsUrl == null ? notes : notes.withAttachments(attachmentsUrl);
   }
 
+  @Option(
+      names = "--token-cache",
+      paramLabel = "DURATION",
+      description =
+          "How long an accepted token is trusted without reading it again; a token revoked by"
+              + " another process keeps working here for at most this long; 0 reads it on every"
+              + " request (default: ${DEFAULT-VALUE}).",
+      defaultValue = "5s",
+      converter = DurationConverter.class)
+  Duration tokenCache;
+
   @Override
   public Integer call() throws Exception {
     McpOptions.Builder mcp = McpOptions.builder().enabled(!noMcp);
@@ -115,6 +126,7 @@ final class ServeCommand implements Callable<Integer> {
               .engineConfig(EngineConfig.builder().maxWait(maxWait).build())
               .notes(notes())
               .relayEnabled(relay)
+              .tokenCacheTtl(tokenCache)
               .mcp(mcpOptions)
               .start();
     } catch (RuntimeException e) {

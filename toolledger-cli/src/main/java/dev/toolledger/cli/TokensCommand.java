@@ -5,7 +5,7 @@ import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.server.auth.Tokens;
 import java.time.Clock;
-import java.time.Instant;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -93,7 +93,7 @@ final class TokensCommand {
     @Override
     public Integer call() {
       try (JdbcLedgerStore store = database.open()) {
-        if (store.revoke(id, Instant.now())) {
+        if (new Tokens(store, Clock.systemUTC(), Duration.ZERO).revoke(id)) {
           System.out.println("revoked " + id);
           return 0;
         }

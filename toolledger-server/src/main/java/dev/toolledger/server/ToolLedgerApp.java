@@ -109,6 +109,7 @@ public final class ToolLedgerApp implements AutoCloseable {
     private UnaryOperator<Tool> toolDecorator = UnaryOperator.identity();
     private McpOptions mcp = McpOptions.defaults();
     private boolean relayEnabled = true;
+    private Duration tokenCacheTtl = Tokens.DEFAULT_CACHE_TTL;
     private UnaryOperator<OutboxRelay.Builder> relayOptions = UnaryOperator.identity();
     private Duration recoveryInterval = RecoveryWorker.DEFAULT_INTERVAL;
 
@@ -152,6 +153,16 @@ public final class ToolLedgerApp implements AutoCloseable {
       return this;
     }
 
+    /**
+     * How long an accepted bearer token is trusted without reading it again; a token revoked
+     * elsewhere keeps working on this node for at most this long. Zero reads it on every request.
+     * Default 5 seconds.
+     */
+    public Builder tokenCacheTtl(Duration tokenCacheTtl) {
+      this.tokenCacheTtl = Objects.requireNonNull(tokenCacheTtl, "tokenCacheTtl");
+      return this;
+    }
+
     /** Whether this node runs an outbox relay. Default true. */
     public Builder relayEnabled(boolean relayEnabled) {
       this.relayEnabled = relayEnabled;
@@ -188,7 +199,7 @@ public final class ToolLedgerApp implements AutoCloseable {
     /** Starts the HTTP server (with the MCP endpoint unless turned off). */
     public ToolLedgerApp start() {
       LedgerEngine engine = engine();
-      Tokens tokens = new Tokens(store, clock);
+      Tokens tokens = new Tokens(store, clock, tokenCacheTtl);
       ToolLedgerServer server =
           ToolLedgerServer.builder(engine, tokens)
               .config(serverConfig)

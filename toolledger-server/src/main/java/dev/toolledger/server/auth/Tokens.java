@@ -8,9 +8,12 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.HexFormat;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Issues and checks bearer tokens. A token is {@code tl_<id>_<secret>}: the id is public (it names
@@ -21,13 +24,35 @@ public final class Tokens {
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final Base64.Encoder BASE64URL = Base64.getUrlEncoder().withoutPadding();
 
+  /** Default time an accepted token is trusted without asking the database again: 5 s. */
+  public static final Duration DEFAULT_CACHE_TTL = Duration.ofSeconds(5);
+
+  private static final int CACHE_LIMIT = 10_000;
+
   private final TokenStore store;
   private final Clock clock;
+  private final long cacheTtlNanos;
+  private final Map<String, Accepted> accepted = new ConcurrentHashMap<>();
 
   public Tokens(TokenStore store, Clock clock) {
+    this(store, clock, DEFAULT_CACHE_TTL);
+  }
+
+  /**
+   * @param cacheTtl how long an accepted token is trusted without asking the database again, so
+   *     that a request does not pay a read for its token; a token revoked in another process keeps
+   *     working on this node for at most this long. Zero asks the database every time.
+   */
+  public Tokens(TokenStore store, Clock clock, Duration cacheTtl) {
+    if (cacheTtl.isNegative()) {
+      throw new IllegalArgumentException("the token cache's time to live must not be negative");
+    }
     this.store = store;
     this.clock = clock;
+    this.cacheTtlNanos = cacheTtl.toNanos();
   }
+
+  private record Accepted(Principal principal, long untilNanos) {}
 
   /** A newly issued token: the secret is shown once and never stored. */
   public record IssuedToken(String token, TokenRecord record) {
@@ -55,10 +80,34 @@ public final class Tokens {
     if (token == null || token.length() > 200 || !token.startsWith("tl_")) {
       return Optional.empty();
     }
-    return store
-        .findBySecretHash(hash(token))
-        .filter(TokenRecord::isActive)
-        .map(record -> new Principal(record.tenant(), record.id()));
+    String hash = hash(token);
+    long now = System.nanoTime();
+    Accepted known = accepted.get(hash);
+    if (known != null && now - known.untilNanos() < 0) {
+      return Optional.of(known.principal());
+    }
+    Optional<Principal> principal =
+        store
+            .findBySecretHash(hash)
+            .filter(TokenRecord::isActive)
+            .map(record -> new Principal(record.tenant(), record.id()));
+    // Only accepted tokens are remembered: unknown ones are not, so guessing fills no memory.
+    if (principal.isPresent() && cacheTtlNanos > 0) {
+      if (accepted.size() >= CACHE_LIMIT) {
+        accepted.clear();
+      }
+      accepted.put(hash, new Accepted(principal.get(), now + cacheTtlNanos));
+    } else {
+      accepted.remove(hash);
+    }
+    return principal;
+  }
+
+  /** Revokes a token and forgets it at once on this node. */
+  public boolean revoke(String id) {
+    boolean revoked = store.revoke(id, clock.instant());
+    accepted.values().removeIf(entry -> entry.principal().tokenId().equals(id));
+    return revoked;
   }
 
   /**
