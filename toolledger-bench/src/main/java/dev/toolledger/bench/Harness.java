@@ -88,7 +88,7 @@ public final class Harness {
   }
 
   /** Runs one scenario with {@code threads} threads for one slice; records into {@code into}. */
-  private void slice(Scenario scenario, int threads, Measurement into) throws InterruptedException {
+  void slice(Scenario scenario, int threads, Measurement into) throws InterruptedException {
     Duration slice = options.slice();
     CountDownLatch ready = new CountDownLatch(threads);
     CountDownLatch go = new CountDownLatch(1);

@@ -32,7 +32,8 @@ import java.util.Optional;
  * end.
  */
 final class Target implements AutoCloseable {
-  static final TenantId TENANT = TenantId.of("bench");
+  static final String TENANT_NAME = "bench";
+  static final TenantId TENANT = TenantId.of(TENANT_NAME);
   static final int REPLAY_KEYS = 1000;
   static final String NOTE = "{\"title\":\"benchmark note\",\"body\":\"a note of ordinary size\"}";
 

@@ -20,6 +20,7 @@ import picocli.CommandLine.Option;
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
+    subcommands = {BenchCommand.Scale.class, BenchCommand.Memory.class},
     description =
         "Measure the ledger's scenarios (bare-insert, keyed-create, replay, two-phase,"
             + " http-keyed-create, http-replay) interleaved on SQLite FULL and NORMAL and, with a"
@@ -115,6 +116,117 @@ final class BenchCommand implements Callable<Integer> {
           }
         }
       }
+    }
+  }
+
+  static Path temporaryDirectoryOr(List<String> dbs) throws java.io.IOException {
+    for (String db : dbs) {
+      if (!db.startsWith("jdbc:")) {
+        Path path = Path.of(db);
+        return Files.isDirectory(path) ? path : path.toAbsolutePath().getParent();
+      }
+    }
+    return Files.createTempDirectory("toolledger-bench-");
+  }
+
+  static Optional<String> postgres(List<String> dbs) {
+    return dbs.stream().filter(db -> db.startsWith("jdbc:postgresql:")).findFirst();
+  }
+
+  /** {@code toolledger bench scale}: millions of records against thousands. */
+  @Command(
+      name = "scale",
+      mixinStandardHelpOptions = true,
+      description =
+          "Fill one ledger with --small records and another with --large, then measure"
+              + " keyed-create and lookup on both, interleaved. Needs disk: about 300 bytes a record.")
+  static final class Scale implements Callable<Integer> {
+    @Option(names = "--db", paramLabel = "PATH|JDBC-URL", description = "As for bench.")
+    List<String> dbs = new ArrayList<>();
+
+    @Option(names = "--small", defaultValue = "10000", description = "Default: ${DEFAULT-VALUE}.")
+    long small;
+
+    @Option(
+        names = "--large",
+        defaultValue = "10000000",
+        description = "Default: ${DEFAULT-VALUE}.")
+    long large;
+
+    @Option(
+        names = "--seconds",
+        defaultValue = "10",
+        description = "Per scenario (default: ${DEFAULT-VALUE}).")
+    int seconds;
+
+    @Option(names = "--threads", defaultValue = "1", description = "Default: ${DEFAULT-VALUE}.")
+    int threads;
+
+    @Override
+    public Integer call() throws Exception {
+      ((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).setLevel(Level.WARN);
+      Path directory = temporaryDirectoryOr(dbs);
+      int rounds = 5;
+      var results =
+          new dev.toolledger.bench.ScaleBench(
+                  new dev.toolledger.bench.ScaleBench.Options(
+                      directory,
+                      postgres(dbs),
+                      small,
+                      large,
+                      Duration.ofMillis(Math.max(100, seconds * 1000L / rounds)),
+                      rounds,
+                      threads,
+                      true),
+                  System.err)
+              .run();
+      dev.toolledger.bench.ScaleBench.print(results, small, large, System.out);
+      System.out.println("(ledger files are in " + directory + "; delete them when done)");
+      return 0;
+    }
+  }
+
+  /** {@code toolledger bench memory}: the heap of a server over a million records. */
+  @Command(
+      name = "memory",
+      mixinStandardHelpOptions = true,
+      description =
+          "Fill a SQLite ledger with --records operations, serve it over HTTP, drive lookups and"
+              + " creates, then report the heap in use after a full collection. Run with"
+              + " TOOLLEDGER_JAVA_OPTS=-Xmx256m to show it fits.")
+  static final class Memory implements Callable<Integer> {
+    @Option(names = "--db", paramLabel = "PATH", description = "Directory for the ledger file.")
+    List<String> dbs = new ArrayList<>();
+
+    @Option(
+        names = "--records",
+        defaultValue = "1000000",
+        description = "Default: ${DEFAULT-VALUE}.")
+    long records;
+
+    @Option(names = "--seconds", defaultValue = "30", description = "Default: ${DEFAULT-VALUE}.")
+    int seconds;
+
+    @Option(names = "--clients", defaultValue = "16", description = "Default: ${DEFAULT-VALUE}.")
+    int clients;
+
+    @Override
+    public Integer call() throws Exception {
+      ((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).setLevel(Level.WARN);
+      Path directory = temporaryDirectoryOr(dbs);
+      var result =
+          dev.toolledger.bench.MemoryBench.run(
+              directory, records, Duration.ofSeconds(seconds), clients, System.err);
+      System.out.printf(
+          "records %d, requests %d (errors %d), heap in use after a full GC %.1f MiB, max heap"
+              + " %.1f MiB%n",
+          result.records(),
+          result.requests(),
+          result.errors(),
+          result.heapUsedAfterGcBytes() / 1048576.0,
+          result.maxHeapBytes() / 1048576.0);
+      System.out.println("(ledger file is in " + directory + "; delete it when done)");
+      return result.errors() == 0 ? 0 : 1;
     }
   }
 }
