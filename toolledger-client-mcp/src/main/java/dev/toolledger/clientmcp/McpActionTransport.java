@@ -38,8 +38,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The agent-side client's {@link ActionTransport} over MCP: each attempt is exactly one {@code
@@ -78,15 +76,15 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>What it does not do: initialize eagerly (the SDK client initializes its session on the first
- * call, inside that attempt, and again after the server forgot the session), or log anything but
- * key hashes, tool names and exception class names. Keep the SDK's own loggers ({@code
- * io.modelcontextprotocol}) at {@code INFO} or above: at {@code DEBUG} they print whole JSON-RPC
- * messages, keys, arguments and results included.
+ * call, inside that attempt, and again after the server forgot the session), or log anything: the
+ * client logs attempts by key hash, and the reasons this transport gives name exception classes and
+ * protocol codes only (SDK exception messages can quote URLs, sessions and response bodies). Keep
+ * the SDK's own loggers ({@code io.modelcontextprotocol}) at {@code INFO} or above: at {@code
+ * DEBUG} they print whole JSON-RPC messages, keys, arguments and results included.
  *
  * <p>Thread-safe: concurrent attempts share the SDK client and its session.
  */
 public final class McpActionTransport implements ActionTransport, AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(McpActionTransport.class);
   private static final TypeReference<Map<String, Object>> MAP = new TypeReference<>() {};
 
   /**
@@ -230,15 +228,7 @@ public final class McpActionTransport implements ActionTransport, AutoCloseable 
         () -> client.callTool(request),
         timeout,
         result -> McpAnswers.tool(key, result),
-        failure -> {
-          AttemptResult<Outcome> answer = McpAnswers.toolFailure(key, action.tool(), failure);
-          LOG.debug(
-              "tools/call {} with key #{} failed: {}",
-              action.tool(),
-              key.logHash(),
-              failure.getClass().getSimpleName());
-          return answer;
-        });
+        failure -> McpAnswers.toolFailure(key, action.tool(), failure));
   }
 
   /** One call of {@value #GET_OPERATION} with {@code {"key": key}}. */
