@@ -26,7 +26,6 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -70,9 +69,12 @@ import java.util.function.Supplier;
  *       timeout are retried with the same key, "outcome unknown" is {@link Outcome.Unknown}, and
  *       refusals after which nothing happened are {@link Outcome.Rejected}.
  *   <li>An attempt takes no longer than the timeout it is given: the SDK call runs on this
- *       transport's own thread and is abandoned (its subscription cancelled) when the time is up.
- *       The request may still reach the server and execute; the next attempt, with the same key,
- *       then gets its recorded outcome.
+ *       transport's own thread, and when the time is up the attempt ends as a retry while the call
+ *       is left to finish or to hit the SDK client's own request timeout. It is not interrupted:
+ *       cancelling a call of the SDK's sync client while it initializes the session leaves the
+ *       client waiting for that initialization for good (mcp-core 2.2.0). A call left running may
+ *       still reach the server and execute; it carries the same key, so the next attempt gets its
+ *       recorded outcome.
  * </ul>
  *
  * <p>What it does not do: initialize eagerly (the SDK client initializes its session on the first
@@ -245,12 +247,13 @@ public final class McpActionTransport implements ActionTransport, AutoCloseable 
   }
 
   /**
-   * Stops taking attempts, abandons those still waiting, and closes the SDK client if {@link
-   * #streamableHttp} built it.
+   * Stops taking attempts and closes the SDK client if {@link #streamableHttp} built it, which ends
+   * the calls still running. Calls over a client passed to {@link #over} end with their answer or
+   * with that client's request timeout.
    */
   @Override
   public void close() {
-    calls.shutdownNow();
+    calls.shutdown();
     if (ownsClient) {
       if (!client.closeGracefully()) {
         client.close();
@@ -266,8 +269,8 @@ public final class McpActionTransport implements ActionTransport, AutoCloseable 
 
   /**
    * Runs one blocking SDK call on this transport's thread and waits at most {@code timeout}. On
-   * time-out the waiting thread is interrupted, which makes the SDK's blocking call cancel its
-   * subscription and return; the request itself may already be on its way.
+   * time-out the call is left running, never interrupted (see the class comment): it ends with its
+   * answer or with the SDK's request timeout, and its result is dropped.
    */
   private <T> AttemptResult<T> attempt(
       Supplier<CallToolResult> call,
@@ -288,14 +291,10 @@ public final class McpActionTransport implements ActionTransport, AutoCloseable 
       }
       return answer.apply(result);
     } catch (TimeoutException e) {
-      future.cancel(true);
       return AttemptResult.retry("no answer within " + millis + " ms");
     } catch (ExecutionException e) {
       return failure.apply(e.getCause() == null ? e : e.getCause());
-    } catch (CancellationException e) {
-      return AttemptResult.retry("the attempt was cancelled");
     } catch (InterruptedException e) {
-      future.cancel(true);
       Thread.currentThread().interrupt();
       return AttemptResult.retry("interrupted while waiting for the answer");
     }

@@ -15,6 +15,7 @@ import dev.toolledger.client.retry.RetryPolicy;
 import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.problem.ProblemType;
+import dev.toolledger.testkit.HeldRequests;
 import dev.toolledger.testkit.LossyProxy;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -300,6 +301,34 @@ class McpActionTransportTest {
       assertThat(late.body().get("title").asText()).isEqualTo("late");
       assertThat(traffic.attemptsByKey(GatedNoteTool.NAME))
           .containsExactly(java.util.Map.entry(key.value(), 2L));
+      assertThat(node.notes()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void attemptCutWhileTheSessionIsStillInitializingLeavesTheClientUsable() throws Exception {
+    HeldRequests held = HeldRequests.posts();
+    McpTraffic traffic = McpTraffic.forwardAll();
+    try (LedgerNode node = LedgerNode.start(dir);
+        LossyProxy proxy = LossyProxy.start(node.uri(), traffic, held);
+        McpActionTransport mcp =
+            McpActionTransport.streamableHttp(endpoint(proxy), node.token("acme"), TIMEOUT)) {
+      OperationKey key = newKey();
+      Action action = Action.of("w", "s", "create-note", Json.parse("{\"title\":\"x\"}"));
+
+      AttemptResult<Outcome> cut = mcp.send(key, action, Duration.ofMillis(300));
+      assertThat(held.awaitHeld(1, Duration.ofSeconds(30)))
+          .as("initialize was on its way")
+          .isTrue();
+      held.release();
+      Outcome.Completed next = completed(mcp.send(key, action, TIMEOUT));
+
+      assertThat(cut).isInstanceOf(AttemptResult.Retry.class);
+      assertThat(next.body().get("title").asText()).isEqualTo("x");
+      assertThat(traffic.methods).containsOnlyOnce("initialize");
+      // The cut attempt's call was left to finish, so its tools/call may have gone out late, with
+      // the same key: at most one call per attempt, one note.
+      assertThat(traffic.attemptsByKey("create-note").get(key.value())).isBetween(1L, 2L);
       assertThat(node.notes()).isEqualTo(1);
     }
   }
