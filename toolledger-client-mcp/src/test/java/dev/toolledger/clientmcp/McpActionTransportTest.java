@@ -17,11 +17,17 @@ import dev.toolledger.core.json.Json;
 import dev.toolledger.core.problem.ProblemType;
 import dev.toolledger.testkit.HeldRequests;
 import dev.toolledger.testkit.LossyProxy;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -70,6 +76,44 @@ class McpActionTransportTest {
       assertThat(node.notes()).isEqualTo(1);
       assertThat(node.operations()).isEqualTo(1);
       assertThat(node.holdsKey(entry.key().value())).isTrue();
+    }
+  }
+
+  @Test
+  void callerBuiltAndInitializedClientCarriesTheKeyAndStaysTheCallersAfterClose() throws Exception {
+    try (LedgerNode node = LedgerNode.start(dir);
+        ActionJournal journal = ActionJournal.sqlite(dir.resolve("journal.db"))) {
+      String token = node.token("acme");
+      McpSyncClient own =
+          McpClient.sync(
+                  HttpClientStreamableHttpTransport.builder(node.uri().toString())
+                      .endpoint("/mcp")
+                      .httpRequestCustomizer(
+                          (request, method, uri, body, context) ->
+                              request.header("Authorization", "Bearer " + token))
+                      .build())
+              .requestTimeout(TIMEOUT)
+              .build();
+      try {
+        own.initialize();
+        Outcome outcome;
+        try (McpActionTransport mcp = McpActionTransport.over(own)) {
+          ToolLedgerClient client =
+              ToolLedgerClient.builder().journal(journal).transport(mcp).build();
+          outcome = client.execute("w", "s", "create-note", Json.parse("{\"title\":\"mine\"}"));
+        }
+
+        assertThat(outcome).isInstanceOf(Outcome.Completed.class);
+        assertThat(node.holdsKey(outcome.key().value())).isTrue();
+        CallToolResult stillMine =
+            own.callTool(
+                CallToolRequest.builder(McpActionTransport.GET_OPERATION)
+                    .arguments(Map.of("key", outcome.key().value()))
+                    .build());
+        assertThat(stillMine.isError()).isFalse();
+      } finally {
+        own.closeGracefully();
+      }
     }
   }
 
@@ -300,7 +344,7 @@ class McpActionTransportTest {
       assertThat(late.replayed()).as("the first attempt executed it").isTrue();
       assertThat(late.body().get("title").asText()).isEqualTo("late");
       assertThat(traffic.attemptsByKey(GatedNoteTool.NAME))
-          .containsExactly(java.util.Map.entry(key.value(), 2L));
+          .containsExactly(Map.entry(key.value(), 2L));
       assertThat(node.notes()).isEqualTo(1);
     }
   }
