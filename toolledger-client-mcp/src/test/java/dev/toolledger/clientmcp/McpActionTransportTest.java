@@ -223,7 +223,7 @@ class McpActionTransportTest {
   @Test
   void refusalsAreRejectedAfterOneCallAndNeverRetried() throws Exception {
     McpTraffic traffic = McpTraffic.forwardAll();
-    try (LedgerNode node = LedgerNode.start(dir);
+    try (LedgerNode node = LedgerNode.start(dir, LedgerNode::smallRequests);
         LossyProxy proxy = LossyProxy.start(node.uri(), traffic);
         ActionJournal journal = ActionJournal.sqlite(dir.resolve("journal.db"));
         McpActionTransport mcp =
@@ -239,7 +239,10 @@ class McpActionTransportTest {
       Outcome unknownTool = client.execute("w", "2", "delete-everything", Json.parse("{}"));
       Outcome tooLarge =
           client.execute(
-              "w", "3", "create-note", Json.parse("{\"title\":\"" + "y".repeat(70_000) + "\"}"));
+              "w",
+              "3",
+              "create-note",
+              Json.parse("{\"title\":\"" + "y".repeat(2 * LedgerNode.MAX_REQUEST_BYTES) + "\"}"));
       Outcome notAnObject = client.execute("w", "4", "create-note", Json.parse("[\"title\"]"));
 
       assertThat(rejection(invalid)).isEqualTo(ProblemType.INVALID_PARAMETERS);

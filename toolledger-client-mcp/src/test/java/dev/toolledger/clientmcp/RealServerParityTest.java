@@ -34,7 +34,9 @@ class RealServerParityTest {
 
   @Test
   void eachSituationEndsAlikeOverHttpAndMcpAndOutcomesReplayAcrossFaces() throws Exception {
-    try (LedgerNode node = LedgerNode.start(dir, app -> app.notes(NotesTool.withQuota(2)));
+    try (LedgerNode node =
+            LedgerNode.start(
+                dir, app -> LedgerNode.smallRequests(app.notes(NotesTool.withQuota(2))));
         McpActionTransport mcp =
             McpActionTransport.streamableHttp(node.mcpUri(), node.token("acme"), TIMEOUT)) {
       ActionTransport http = HttpSide.transport(node.uri(), node.token("acme"));
@@ -62,7 +64,11 @@ class RealServerParityTest {
           mcp,
           Action.of("w", "s", "create-nte", Json.parse("{\"title\":\"typo\"}")),
           "rejected unknown-tool 404");
-      same(http, mcp, note("y".repeat(70_000)), "rejected payload-too-large 413");
+      same(
+          http,
+          mcp,
+          note("y".repeat(2 * LedgerNode.MAX_REQUEST_BYTES)),
+          "rejected payload-too-large 413");
       same(http, mcp, note("over quota"), "completed 409");
 
       OperationKey fencedForHttp = fenced(node);
