@@ -15,6 +15,7 @@ import dev.toolledger.client.retry.RetryPolicy;
 import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.problem.ProblemType;
+import dev.toolledger.server.ServerConfig;
 import dev.toolledger.testkit.HeldRequests;
 import dev.toolledger.testkit.LossyProxy;
 import io.modelcontextprotocol.client.McpClient;
@@ -24,6 +25,7 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.net.ServerSocket;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -377,6 +379,60 @@ class McpActionTransportTest {
       // the same key: at most one call per attempt, one note.
       assertThat(traffic.attemptsByKey("create-note").get(key.value())).isBetween(1L, 2L);
       assertThat(node.notes()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void serverRestartThatForgetsTheSessionCostsOneRetryAndTheNextAttemptOpensANewSession()
+      throws Exception {
+    Path ledger = Files.createDirectories(dir.resolve("ledger"));
+    McpTraffic traffic = McpTraffic.forwardAll();
+    LedgerNode first = LedgerNode.start(ledger);
+    int port = first.uri().getPort();
+    String token = first.token("acme");
+    LedgerNode second = null;
+    try (LossyProxy proxy = LossyProxy.start(first.uri(), traffic);
+        ActionJournal journal = ActionJournal.sqlite(dir.resolve("journal.db"))) {
+      McpActionTransport mcp = McpActionTransport.streamableHttp(endpoint(proxy), token, TIMEOUT);
+      try {
+        CountingTransport counting = new CountingTransport(mcp);
+        ToolLedgerClient client =
+            ToolLedgerClient.builder()
+                .journal(journal)
+                .transport(counting)
+                .retryPolicy(
+                    RetryPolicy.builder()
+                        .backoff(Duration.ofMillis(1), Duration.ofMillis(5))
+                        .build())
+                .build();
+        Outcome before = client.execute("w", "1", "create-note", Json.parse("{\"title\":\"one\"}"));
+        first.close();
+        // The same database and port, a new process as far as MCP sessions go.
+        second =
+            LedgerNode.start(
+                ledger,
+                app ->
+                    app.serverConfig(
+                        ServerConfig.builder().port(port).shutdownGrace(Duration.ZERO).build()));
+
+        Outcome after = client.execute("w", "2", "create-note", Json.parse("{\"title\":\"two\"}"));
+
+        assertThat(before).isInstanceOf(Outcome.Completed.class);
+        assertThat(after).isInstanceOf(Outcome.Completed.class);
+        assertThat(counting.sends(after.key().value()))
+            .as("the first attempt used the forgotten session")
+            .isGreaterThan(1);
+        assertThat(traffic.methods)
+            .containsSubsequence("initialize", "tools/call", "initialize", "tools/call");
+        assertThat(second.notes()).isEqualTo(2);
+      } finally {
+        mcp.close();
+      }
+    } finally {
+      first.close();
+      if (second != null) {
+        second.close();
+      }
     }
   }
 
