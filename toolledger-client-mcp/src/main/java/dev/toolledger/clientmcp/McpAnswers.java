@@ -63,7 +63,8 @@ final class McpAnswers {
    * The SDK states the HTTP status of a refused POST only in its exception's message ("Received
    * unexpected status code: 413, response body: {...}", "Server Not Found. Status code:404" in
    * mcp-core 2.2.0). If a later SDK words it otherwise, such an answer is retried instead, which is
-   * safe; {@code SdkAnswersTest} pins the wording.
+   * safe; the 413 cases of {@code McpActionTransportTest} and {@code RealServerParityTest} pin the
+   * wording against the real server.
    */
   private static final Pattern STATUS_IN_MESSAGE =
       Pattern.compile("status code: ?(\\d{3})\\b", Pattern.CASE_INSENSITIVE);

@@ -29,8 +29,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The MCP answer table on its own: what the SDK client throws, and results that are not ToolLedger
- * answers. The exception shapes are the ones mcp-core 2.2.0 produces against a real ToolLedger
- * server ({@code SdkAgainstRealServerTest} pins them).
+ * answers. The exception shapes are the ones mcp-core 2.2.0 produced against a real ToolLedger
+ * server; the real-server tests ({@code McpActionTransportTest}, {@code RealServerParityTest}) pin
+ * the ones a ToolLedger server can cause.
  */
 class McpAnswersTest {
   private static final OperationKey KEY = OperationKey.of("answers-key-0123456789abcdef");
