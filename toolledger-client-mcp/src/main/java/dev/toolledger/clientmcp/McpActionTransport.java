@@ -187,13 +187,13 @@ public final class McpActionTransport implements ActionTransport, AutoCloseable 
                     .followRedirects(HttpClient.Redirect.NEVER))
             .connectTimeout(
                 timeout.compareTo(DEFAULT_CONNECT_TIMEOUT) < 0 ? timeout : DEFAULT_CONNECT_TIMEOUT)
-            .httpRequestCustomizer(
+            .addHttpRequestCustomizer(
                 (request, method, uri, body, context) ->
                     request.header("Authorization", authorization))
             .build();
     McpSyncClient client =
         McpClient.sync(transport)
-            .clientInfo(new Implementation(CLIENT_NAME, version()))
+            .clientInfo(Implementation.builder(CLIENT_NAME, version()).build())
             .requestTimeout(timeout)
             .initializationTimeout(timeout)
             .build();

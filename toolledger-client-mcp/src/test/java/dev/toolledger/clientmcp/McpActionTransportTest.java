@@ -90,7 +90,7 @@ class McpActionTransportTest {
           McpClient.sync(
                   HttpClientStreamableHttpTransport.builder(node.uri().toString())
                       .endpoint("/mcp")
-                      .httpRequestCustomizer(
+                      .addHttpRequestCustomizer(
                           (request, method, uri, body, context) ->
                               request.header("Authorization", "Bearer " + token))
                       .build())

@@ -138,9 +138,15 @@ class McpAnswersTest {
   @Test
   void resultsThatAreNoToolLedgerAnswerAreUnknownNeverCompletedOrRejected() {
     CallToolResult plainSuccess =
-        CallToolResult.builder().content(List.of(new TextContent("done"))).isError(false).build();
+        CallToolResult.builder()
+            .content(List.of(TextContent.builder("done").build()))
+            .isError(false)
+            .build();
     CallToolResult plainError =
-        CallToolResult.builder().content(List.of(new TextContent("boom"))).isError(true).build();
+        CallToolResult.builder()
+            .content(List.of(TextContent.builder("boom").build()))
+            .isError(true)
+            .build();
     CallToolResult errorWithoutStatus =
         CallToolResult.builder()
             .structuredContent(Map.of("type", "https://example.com/oops", "title", "Oops"))
@@ -156,7 +162,7 @@ class McpAnswersTest {
   void problemTypeFromMetaAndStatusFromTheKnownTypeCompleteADocumentThatLacksThem() {
     CallToolResult busy =
         CallToolResult.builder()
-            .content(List.of(new TextContent("{\"title\":\"busy\"}")))
+            .content(List.of(TextContent.builder("{\"title\":\"busy\"}").build()))
             .isError(true)
             .meta(
                 Map.of(
@@ -173,7 +179,7 @@ class McpAnswersTest {
   void recordedOutcomeWithoutStructuredContentTakesItsBodyFromTheTextBlock() {
     CallToolResult textOnly =
         CallToolResult.builder()
-            .content(List.of(new TextContent("{\"id\":3}")))
+            .content(List.of(TextContent.builder("{\"id\":3}").build()))
             .isError(false)
             .meta(Map.of(McpActionTransport.REPLAYED, true, McpActionTransport.STATUS, 201))
             .build();

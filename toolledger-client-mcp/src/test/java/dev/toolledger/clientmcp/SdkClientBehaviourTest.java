@@ -40,7 +40,7 @@ class SdkClientBehaviourTest {
           McpClient.sync(
                   HttpClientStreamableHttpTransport.builder(proxy.uri().toString())
                       .endpoint("/mcp")
-                      .httpRequestCustomizer(
+                      .addHttpRequestCustomizer(
                           (request, method, uri, body, context) ->
                               request.header("Authorization", "Bearer " + token))
                       .build())
