@@ -5,13 +5,14 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Locale;
 
 /**
  * One HTTP/1.1 message read off a socket as raw bytes: enough framing (Content-Length, chunked, or
  * until close) to know where a message ends, nothing more.
  */
-record HttpMessage(String startLine, byte[] raw, boolean endsAtClose) {
+record HttpMessage(String startLine, byte[] raw, int headLength, boolean endsAtClose) {
   private static final int MAX_HEAD = 64 * 1024;
 
   /** Reads one request; null at a clean end of stream before any byte. */
@@ -35,6 +36,11 @@ record HttpMessage(String startLine, byte[] raw, boolean endsAtClose) {
     return startLine.split(" ", 2)[0];
   }
 
+  /** The bytes after the head, as received (a chunked body keeps its chunk framing). */
+  byte[] body() {
+    return Arrays.copyOfRange(raw, headLength, raw.length);
+  }
+
   private static HttpMessage read(InputStream in, boolean request) throws IOException {
     ByteArrayOutputStream raw = new ByteArrayOutputStream(512);
     int lastFour = 0;
@@ -52,6 +58,7 @@ record HttpMessage(String startLine, byte[] raw, boolean endsAtClose) {
       }
       lastFour = (lastFour << 8) | b;
     }
+    int headLength = raw.size();
     String head = raw.toString(StandardCharsets.ISO_8859_1);
     String[] lines = head.split("\r\n");
     String startLine = lines[0];
@@ -74,22 +81,22 @@ record HttpMessage(String startLine, byte[] raw, boolean endsAtClose) {
     if (!request) {
       int status = Integer.parseInt(startLine.split(" ", 3)[1]);
       if (status < 200 || status == 204 || status == 304) {
-        return new HttpMessage(startLine, raw.toByteArray(), false);
+        return new HttpMessage(startLine, raw.toByteArray(), headLength, false);
       }
     }
     if (chunked) {
       copyChunked(in, raw);
-      return new HttpMessage(startLine, raw.toByteArray(), false);
+      return new HttpMessage(startLine, raw.toByteArray(), headLength, false);
     }
     if (contentLength >= 0) {
       copyExactly(in, raw, contentLength);
-      return new HttpMessage(startLine, raw.toByteArray(), false);
+      return new HttpMessage(startLine, raw.toByteArray(), headLength, false);
     }
     if (request) {
-      return new HttpMessage(startLine, raw.toByteArray(), false);
+      return new HttpMessage(startLine, raw.toByteArray(), headLength, false);
     }
     in.transferTo(raw);
-    return new HttpMessage(startLine, raw.toByteArray(), true);
+    return new HttpMessage(startLine, raw.toByteArray(), headLength, true);
   }
 
   private static void copyExactly(InputStream in, ByteArrayOutputStream out, long length)

@@ -9,6 +9,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -129,7 +130,8 @@ public final class LossyProxy implements AutoCloseable {
                 sequence.incrementAndGet(),
                 requestLine[0],
                 requestLine.length > 1 ? requestLine[1] : "",
-                response.status());
+                response.status(),
+                new String(request.body(), StandardCharsets.UTF_8));
         if (policy.drop(exchange)) {
           dropped.incrementAndGet();
           return;
