@@ -50,6 +50,7 @@ public final class ApiServlet extends HttpServlet {
   private static final Logger LOG = LoggerFactory.getLogger(ApiServlet.class);
 
   static final String REPLAYED_HEADER = "Idempotent-Replayed";
+  private static final long DRAIN_LIMIT = 1024 * 1024;
   private static final String TOOLS = "/v1/tools";
   private static final String TOOLS_PREFIX = "/v1/tools/";
   private static final String OPERATIONS_PREFIX = "/v1/operations/";
@@ -459,12 +460,36 @@ public final class ApiServlet extends HttpServlet {
   /** Reads the body, or returns null when it is larger than the limit. */
   private byte[] readBody(HttpServletRequest request) throws IOException {
     long declared = request.getContentLengthLong();
-    if (declared > maxRequestBytes) {
-      return null;
-    }
     try (InputStream in = request.getInputStream()) {
+      if (declared > maxRequestBytes) {
+        drain(in, declared);
+        return null;
+      }
       byte[] body = in.readNBytes(maxRequestBytes + 1);
-      return body.length > maxRequestBytes ? null : body;
+      if (body.length > maxRequestBytes) {
+        drain(in, -1);
+        return null;
+      }
+      return body;
+    }
+  }
+
+  /**
+   * Reads and discards the rest of an oversized body, up to a bound, before the 413 is sent: a
+   * server that answers and closes while the client is still sending makes the client's TCP stack
+   * reset the connection, and the client then never sees the 413 (it sees a dropped connection and
+   * retries). Past the bound the connection is closed instead.
+   */
+  private void drain(InputStream in, long declared) throws IOException {
+    long bound = Math.max(DRAIN_LIMIT, 4L * maxRequestBytes);
+    if (declared > bound) {
+      return;
+    }
+    long skipped = 0;
+    byte[] buffer = new byte[8192];
+    int n;
+    while (skipped < bound && (n = in.read(buffer)) > 0) {
+      skipped += n;
     }
   }
 

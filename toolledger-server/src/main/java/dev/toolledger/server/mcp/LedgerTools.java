@@ -134,10 +134,9 @@ final class LedgerTools implements AutoCloseable {
     Map<String, Object> meta = new LinkedHashMap<>();
     meta.put(McpConventions.OPERATION_KEY, unkeyed ? "optional" : "required");
     meta.put(McpConventions.TOOL_VERSION, descriptor.version());
-    return Tool.builder()
-        .name(descriptor.name())
+    return Tool.builder(
+            descriptor.name(), Json.mapper().convertValue(descriptor.inputSchema(), MAP))
         .description(descriptor.description())
-        .inputSchema(Json.mapper().convertValue(descriptor.inputSchema(), MAP))
         .outputSchema(OBJECT_SCHEMA)
         // A keyed call is idempotent: repeating it with the same key has no further effect. An
         // unkeyed call gets a fresh key every time, so repeating it repeats the effect. A tool
@@ -148,13 +147,12 @@ final class LedgerTools implements AutoCloseable {
   }
 
   private static Tool getOperationTool() {
-    return Tool.builder()
-        .name(McpConventions.GET_OPERATION)
+    return Tool.builder(
+            McpConventions.GET_OPERATION, Json.mapper().convertValue(GET_OPERATION_INPUT, MAP))
         .description(
             "Looks up an operation by its key: its state (IN_PROGRESS, COMPLETED, NOT_EXECUTED,"
                 + " UNKNOWN) and, once completed, the recorded response. Only operations of the"
                 + " caller's own tenant are found.")
-        .inputSchema(Json.mapper().convertValue(GET_OPERATION_INPUT, MAP))
         .outputSchema(Json.mapper().convertValue(GET_OPERATION_OUTPUT, MAP))
         .annotations(new ToolAnnotations(null, true, false, true, false, null))
         .build();

@@ -127,7 +127,7 @@ final class McpResults {
     Map<String, Object> meta = new LinkedHashMap<>();
     meta.put(McpConventions.STATE, record.state().name());
     return CallToolResult.builder()
-        .content(List.of(new TextContent(Json.write(json))))
+        .content(List.of(TextContent.builder(Json.write(json)).build()))
         .structuredContent(json)
         .isError(false)
         .meta(meta)
@@ -180,7 +180,7 @@ final class McpResults {
       structured = wrapped;
     }
     return CallToolResult.builder()
-        .content(List.of(new TextContent(stored.body())))
+        .content(List.of(TextContent.builder(stored.body()).build()))
         .structuredContent(structured)
         .isError(error)
         .meta(meta)
@@ -206,7 +206,7 @@ final class McpResults {
       meta.put(McpConventions.OPERATION_KEY, key.value());
     }
     return CallToolResult.builder()
-        .content(List.of(new TextContent(Json.write(json))))
+        .content(List.of(TextContent.builder(Json.write(json)).build()))
         .structuredContent(json)
         .isError(true)
         .meta(meta)

@@ -76,7 +76,7 @@ final class McpFixture implements AutoCloseable {
     HttpClientStreamableHttpTransport transport =
         HttpClientStreamableHttpTransport.builder(uri().toString())
             .endpoint(McpConventions.PATH)
-            .httpRequestCustomizer(
+            .addHttpRequestCustomizer(
                 (request, method, endpoint, body, context) -> {
                   if (token != null) {
                     request.header("Authorization", "Bearer " + token);

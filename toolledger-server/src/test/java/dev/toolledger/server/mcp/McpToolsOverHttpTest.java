@@ -40,7 +40,7 @@ class McpToolsOverHttpTest {
 
       assertThat(tools).extracting(Tool::name).containsExactly("create-note", "get-operation");
       Tool createNote = tools.get(0);
-      assertThat((JsonNode) Json.mapper().valueToTree(createNote.inputSchema()))
+      assertThat(Json.mapper().<JsonNode>valueToTree(createNote.inputSchema()))
           .isEqualTo(NotesTool.unlimited().descriptor().inputSchema());
       assertThat(createNote.description())
           .isEqualTo(NotesTool.unlimited().descriptor().description());
