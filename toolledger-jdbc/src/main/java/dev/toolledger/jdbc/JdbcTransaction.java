@@ -16,6 +16,7 @@ import dev.toolledger.core.store.StoreException;
 import dev.toolledger.jdbc.internal.GuardedConnection;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Duration;
@@ -139,6 +140,11 @@ final class JdbcTransaction implements LedgerTransaction {
       if (inserted == 1) {
         return new ClaimResult.Claimed(1);
       }
+      if (lease != null && ownClaim(operation, lease)) {
+        // This very claim committed in an earlier attempt whose acknowledgement was lost (a
+        // connection dropped during COMMIT): it is still ours, untouched.
+        return new ClaimResult.Claimed(1);
+      }
       OperationRecord existing =
           OperationRows.select(
                   connection, dialect.statements(), operation.tenant(), operation.key())
@@ -150,6 +156,25 @@ final class JdbcTransaction implements LedgerTransaction {
       return new ClaimResult.Existing(existing);
     } catch (SQLException e) {
       throw new JdbcLedgerStore.WrappedSqlException(e);
+    }
+  }
+
+  /** Whether the key's row is this claim itself: same owner token, first fence, in progress. */
+  private boolean ownClaim(NewOperation operation, LeaseClaim lease) throws SQLException {
+    try (PreparedStatement ps =
+        dialect
+            .statements()
+            .prepare(
+                connection,
+                "SELECT owner, fence, state FROM tl_operations WHERE tenant = ? AND op_key = ?")) {
+      ps.setString(1, operation.tenant().value());
+      ps.setString(2, operation.key().value());
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next()
+            && lease.owner().equals(rs.getString("owner"))
+            && rs.getLong("fence") == 1
+            && "IN_PROGRESS".equals(rs.getString("state"));
+      }
     }
   }
 

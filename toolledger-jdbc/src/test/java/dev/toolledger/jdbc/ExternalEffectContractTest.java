@@ -25,6 +25,9 @@ import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationRecord;
 import dev.toolledger.core.operation.OperationState;
 import dev.toolledger.core.operation.StoredResponse;
+import dev.toolledger.core.store.LedgerStore;
+import dev.toolledger.core.store.TransactionWork;
+import dev.toolledger.core.store.TransientStoreException;
 import dev.toolledger.core.tool.EffectContext;
 import dev.toolledger.core.tool.ToolRegistry;
 import dev.toolledger.core.tool.ToolResponse;
@@ -36,6 +39,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -123,6 +127,37 @@ abstract class ExternalEffectContractTest extends StoreContractTest {
                 "SELECT COUNT(*) FROM tl_operations WHERE op_key = 'op-1' AND owner IS NULL"
                     + " AND lease_until IS NULL AND parameters IS NULL"))
         .isEqualTo(1);
+  }
+
+  @Test
+  void claimWhoseCommitAcknowledgementWasLostIsRecognisedAsOwnAndPerformedOnce() {
+    // The claim's COMMIT lands, then the connection drops before its acknowledgement: the engine
+    // retries the claim transaction and must find its own claim, not wait for a stranger's.
+    AtomicInteger transactions = new AtomicInteger();
+    LedgerStore dropsFirstAcknowledgement =
+        new InterleavingStore(store) {
+          @Override
+          public <T> T inTransaction(TransactionWork<T> work) {
+            T result = super.inTransaction(work);
+            if (transactions.incrementAndGet() == 1) {
+              throw new TransientStoreException(
+                  "connection lost after COMMIT", new java.sql.SQLException("gone", "08006"));
+            }
+            return result;
+          }
+        };
+    LedgerEngine flaky =
+        LedgerEngine.builder(dropsFirstAcknowledgement, ToolRegistry.of(plain, lookup, idempotent))
+            .config(EngineConfig.builder().nodeId("node-a").maxWait(Duration.ofMillis(200)).build())
+            .build();
+
+    ExecutionOutcome outcome =
+        flaky.execute(
+            Invocation.of(ACME, key("op-ack"), plain.name(), DownstreamTool.params("someone")));
+
+    assertThat(outcome).isInstanceOf(Executed.class);
+    assertThat(downstream.performs).hasSize(1);
+    assertThat(record(ACME, "op-ack").state()).isEqualTo(OperationState.COMPLETED);
   }
 
   @Test

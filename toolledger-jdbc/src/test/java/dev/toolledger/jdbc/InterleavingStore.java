@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * place another node's write exactly between two of the engine's steps. Everything else goes to the
  * real database.
  */
-final class InterleavingStore implements LedgerStore {
+class InterleavingStore implements LedgerStore {
   private final LedgerStore store;
   private final AtomicReference<Runnable> beforeNextFind = new AtomicReference<>();
 

@@ -23,6 +23,7 @@ import dev.toolledger.core.tool.ToolResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -74,6 +75,14 @@ final class ExternalPath {
     TenantId tenant = invocation.tenant();
     OperationKey key = invocation.key();
     Instant now = config.clock().instant();
+    // The claim's owner token is this node plus a nonce for this invocation, so that a retried
+    // claim transaction whose first COMMIT did land (its acknowledgement was lost) recognises its
+    // own claim instead of waiting for it.
+    LeaseClaim lease =
+        new LeaseClaim(
+            config.nodeId() + "/" + Long.toHexString(ThreadLocalRandom.current().nextLong()),
+            tool.lease(),
+            Json.write(parameters));
     ClaimResult claim;
     try {
       claim =
@@ -81,10 +90,7 @@ final class ExternalPath {
               tx -> {
                 Duration wait = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
                 ClaimResult result =
-                    tx.claimLeased(
-                        new NewOperation(tenant, key, intent, now),
-                        new LeaseClaim(config.nodeId(), tool.lease(), Json.write(parameters)),
-                        wait);
+                    tx.claimLeased(new NewOperation(tenant, key, intent, now), lease, wait);
                 if (result instanceof ClaimResult.Claimed claimed) {
                   tx.appendHistory(
                       tenant,

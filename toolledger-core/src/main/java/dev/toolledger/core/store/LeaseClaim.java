@@ -6,7 +6,8 @@ import java.util.Objects;
 /**
  * The lease part of a claim for an effect outside the database.
  *
- * @param owner the claiming node
+ * @param owner the claim's owner token: the claiming node and a nonce of this claim, so that a
+ *     retried claim transaction can recognise a claim it already committed
  * @param lease how long the claim holds, measured on the database's clock
  * @param parameters the validated parameters as JSON, kept so that recovery can look the effect up
  *     or perform it again
