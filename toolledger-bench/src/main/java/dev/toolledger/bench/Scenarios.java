@@ -36,12 +36,23 @@ final class Scenarios {
         new HttpReplay(target, http));
   }
 
-  /** The note insert alone, one transaction each, no ledger: the floor. */
+  /**
+   * The note insert alone, one transaction each, no ledger: the floor. It uses the same pool but
+   * none of the store's transaction machinery: on SQLite its writers take turns on a fair lock (the
+   * best a one-transaction-per-insert writer can do, without group commit); on PostgreSQL they run
+   * in parallel.
+   */
   static final class BareInsert implements Scenario {
+    private static final String INSERT =
+        "INSERT INTO notes (tenant, title, body, created_at) VALUES (?, ?, ?, ?) RETURNING id";
     private final Target target;
+    private final boolean sqlite;
+    private final java.util.concurrent.Semaphore writer =
+        new java.util.concurrent.Semaphore(1, true);
 
     BareInsert(Target target) {
       this.target = target;
+      this.sqlite = target.store.dialect() == dev.toolledger.core.store.SqlDialect.SQLITE;
     }
 
     @Override
@@ -50,24 +61,39 @@ final class Scenarios {
     }
 
     @Override
-    public void run(int thread, long sequence) {
-      target.store.inTransaction(
-          tx -> {
-            try (PreparedStatement ps =
-                tx.connection()
-                    .prepareStatement(
-                        "INSERT INTO notes (tenant, title, body, created_at) VALUES (?, ?, ?, ?)"
-                            + " RETURNING id")) {
-              ps.setString(1, Target.TENANT.value());
-              ps.setString(2, "benchmark note");
-              ps.setString(3, "a note of ordinary size");
-              ps.setLong(4, System.currentTimeMillis());
-              try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-              }
-            }
-          });
+    public void run(int thread, long sequence) throws Exception {
+      if (sqlite) {
+        writer.acquire();
+      }
+      try (java.sql.Connection connection = target.store.dataSource().getConnection()) {
+        if (sqlite) {
+          try (java.sql.Statement st = connection.createStatement()) {
+            st.execute("BEGIN IMMEDIATE");
+          }
+        } else {
+          connection.setAutoCommit(false);
+        }
+        try (PreparedStatement ps = connection.prepareStatement(INSERT)) {
+          ps.setString(1, Target.TENANT.value());
+          ps.setString(2, "benchmark note");
+          ps.setString(3, "a note of ordinary size");
+          ps.setLong(4, System.currentTimeMillis());
+          try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+          }
+        }
+        if (sqlite) {
+          try (java.sql.Statement st = connection.createStatement()) {
+            st.execute("COMMIT");
+          }
+        } else {
+          connection.commit();
+        }
+      } finally {
+        if (sqlite) {
+          writer.release();
+        }
+      }
     }
   }
 

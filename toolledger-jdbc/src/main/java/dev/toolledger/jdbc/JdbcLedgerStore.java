@@ -34,6 +34,9 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
@@ -55,11 +58,19 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
   private final DialectSupport dialect;
   private final String description;
   private final AtomicLong writeTransactions = new AtomicLong();
+  private final AtomicLong commits = new AtomicLong();
+  private final boolean groupCommit;
+  private final Queue<Pending<?>> queue = new ConcurrentLinkedQueue<>();
 
-  private JdbcLedgerStore(HikariDataSource dataSource, DialectSupport dialect, String description) {
+  private JdbcLedgerStore(
+      HikariDataSource dataSource,
+      DialectSupport dialect,
+      String description,
+      boolean groupCommit) {
     this.dataSource = dataSource;
     this.dialect = dialect;
     this.description = description;
+    this.groupCommit = groupCommit && dialect.serializesWriters();
   }
 
   /** Opens (creating if needed) a SQLite ledger file and applies pending migrations. */
@@ -95,7 +106,8 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
         new JdbcLedgerStore(
             dataSource,
             new SqliteSupport(options.busyTimeout()),
-            "sqlite:" + options.path().toAbsolutePath());
+            "sqlite:" + options.path().toAbsolutePath(),
+            options.groupCommit());
     store.migrate(options.migrations());
     return store;
   }
@@ -138,7 +150,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
       throw new StoreException(
           "cannot connect to the ledger database " + description + ": " + e.getMessage(), e);
     }
-    JdbcLedgerStore store = new JdbcLedgerStore(dataSource, support, description);
+    JdbcLedgerStore store = new JdbcLedgerStore(dataSource, support, description, false);
     store.migrate(options.migrations());
     return store;
   }
@@ -175,6 +187,19 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
    */
   public long writeTransactions() {
     return writeTransactions.get();
+  }
+
+  /**
+   * Database commits since the store opened. With group commit one commit may carry the write
+   * transactions of several callers, so this can be lower than {@link #writeTransactions()}.
+   */
+  public long commits() {
+    return commits.get();
+  }
+
+  /** Writers waiting for a commit group (for tests). */
+  int queuedWriters() {
+    return queue.size();
   }
 
   /** The pool, for tools' own reads outside the engine. */
@@ -245,6 +270,9 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
 
   @Override
   public <T> T inTransaction(TransactionWork<T> work) {
+    if (groupCommit) {
+      return grouped(work);
+    }
     boolean entered;
     try {
       entered = dialect.enterWrite();
@@ -256,6 +284,17 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
       throw new TransientStoreException(
           "another writer held the database past the busy timeout", null);
     }
+    try {
+      return alone(work);
+    } catch (Throwable failure) {
+      throw translateWork(failure);
+    } finally {
+      dialect.exitWrite();
+    }
+  }
+
+  /** One transaction for one piece of work; the caller holds the writer's turn if there is one. */
+  private <T> T alone(TransactionWork<T> work) throws Throwable {
     writeTransactions.incrementAndGet();
     try (Connection connection = dataSource.getConnection()) {
       try {
@@ -278,6 +317,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
           }
         } else {
           dialect.commit(connection);
+          commits.incrementAndGet();
         }
         return result;
       } catch (Throwable failure) {
@@ -287,10 +327,183 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
         }
         throw failure;
       }
+    }
+  }
+
+  // ------------------------------------------------------------ group commit (SQLite)
+
+  /** Work waiting for a commit group, and what became of it. */
+  private static final class Pending<T> {
+    final TransactionWork<T> work;
+    final CountDownLatch done = new CountDownLatch(1);
+    T result;
+    Throwable failure;
+
+    Pending(TransactionWork<T> work) {
+      this.work = work;
+    }
+
+    void succeed(T value) {
+      result = value;
+      done.countDown();
+    }
+
+    void fail(Throwable cause) {
+      failure = cause;
+      done.countDown();
+    }
+  }
+
+  /**
+   * Group commit: on a database with one writer at a time, work that queues up while a transaction
+   * is being committed shares the next transaction, each piece inside its own savepoint, so that
+   * one durable commit (one fsync under {@code synchronous=FULL}) serves all of them. Each piece's
+   * result is handed back only after the transaction that holds it committed; a piece that throws
+   * is rolled back to its savepoint alone. A lone piece of work runs in a transaction of its own,
+   * exactly as without grouping.
+   */
+  private <T> T grouped(TransactionWork<T> work) {
+    Pending<T> mine = new Pending<>(work);
+    queue.add(mine);
+    boolean entered;
+    try {
+      entered = dialect.enterWrite();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      if (queue.remove(mine)) {
+        throw new StoreException("interrupted while waiting for the write lock", e);
+      }
+      entered = false;
+    }
+    if (entered) {
+      try {
+        while (mine.done.getCount() > 0) {
+          List<Pending<?>> batch = new ArrayList<>();
+          Pending<?> next;
+          while (batch.size() < MAX_GROUP && (next = queue.poll()) != null) {
+            batch.add(next);
+          }
+          if (batch.isEmpty()) {
+            break;
+          }
+          runGroup(batch);
+        }
+      } finally {
+        dialect.exitWrite();
+      }
+    } else if (queue.remove(mine)) {
+      throw new TransientStoreException(
+          "another writer held the database past the busy timeout", null);
+    }
+    // Taken by a leader: its group is running or done; wait for it (it ends within one commit).
+    boolean interrupted = false;
+    while (true) {
+      try {
+        mine.done.await();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+    if (mine.failure != null) {
+      throw translateWork(mine.failure);
+    }
+    return mine.result;
+  }
+
+  private static final int MAX_GROUP = 256;
+
+  private void runGroup(List<Pending<?>> group) {
+    if (group.size() == 1) {
+      runAlone(group.get(0));
+      return;
+    }
+    writeTransactions.addAndGet(group.size());
+    List<Pending<?>> kept = new ArrayList<>();
+    Connection connection;
+    try {
+      connection = dataSource.getConnection();
+    } catch (SQLException e) {
+      group.forEach(p -> p.fail(e));
+      return;
+    }
+    try (connection) {
+      try {
+        dialect.begin(connection);
+      } catch (SQLException | RuntimeException e) {
+        discard(connection, e);
+        group.forEach(p -> p.fail(e));
+        return;
+      }
+      List<Object> results = new ArrayList<>();
+      for (Pending<?> pending : group) {
+        try {
+          savepoint(connection, "SAVEPOINT tl_group_item");
+          Object result = pending.work.run(new JdbcTransaction(connection, dialect));
+          savepoint(connection, "RELEASE tl_group_item");
+          kept.add(pending);
+          results.add(result);
+        } catch (Throwable failure) {
+          pending.fail(failure);
+          try {
+            savepoint(connection, "ROLLBACK TO tl_group_item");
+            savepoint(connection, "RELEASE tl_group_item");
+          } catch (SQLException | RuntimeException broken) {
+            // SQLite rolls a whole transaction back after some errors (I/O, full disk); then the
+            // savepoint is gone and nothing of the group can be trusted to commit.
+            abandon(
+                connection, broken, kept, group.subList(group.indexOf(pending) + 1, group.size()));
+            return;
+          }
+        }
+      }
+      try {
+        dialect.commit(connection);
+        commits.incrementAndGet();
+      } catch (SQLException | RuntimeException e) {
+        abandon(connection, e, kept, List.of());
+        return;
+      }
+      for (int i = 0; i < kept.size(); i++) {
+        succeed(kept.get(i), results.get(i));
+      }
+    } catch (SQLException e) {
+      // Closing the connection failed after the group was settled; nothing to hand back.
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> void succeed(Pending<T> pending, Object result) {
+    pending.succeed((T) result);
+  }
+
+  /** Rolls a group back and fails every piece that had not failed on its own yet. */
+  private void abandon(
+      Connection connection, Throwable cause, List<Pending<?>> kept, List<Pending<?>> untried) {
+    if (!dialect.rollback(connection)) {
+      discard(connection, cause);
+    }
+    TransientStoreException rolledBack =
+        new TransientStoreException(
+            "the commit group this operation shared was rolled back; nothing of it remains", cause);
+    kept.forEach(p -> p.fail(rolledBack));
+    untried.forEach(p -> p.fail(rolledBack));
+  }
+
+  private <T> void runAlone(Pending<T> pending) {
+    try {
+      pending.succeed(alone(pending.work));
     } catch (Throwable failure) {
-      throw translateWork(failure);
-    } finally {
-      dialect.exitWrite();
+      pending.fail(failure);
+    }
+  }
+
+  private void savepoint(Connection connection, String sql) throws SQLException {
+    try (PreparedStatement ps = dialect.statements().prepare(connection, sql)) {
+      ps.execute();
     }
   }
 

@@ -28,6 +28,7 @@ public final class SqliteOptions {
   private final Synchronous synchronous;
   private final Duration busyTimeout;
   private final int poolSize;
+  private final boolean groupCommit;
   private final List<SchemaMigrations> migrations;
 
   private SqliteOptions(Builder b) {
@@ -35,6 +36,7 @@ public final class SqliteOptions {
     this.synchronous = b.synchronous;
     this.busyTimeout = b.busyTimeout;
     this.poolSize = b.poolSize;
+    this.groupCommit = b.groupCommit;
     this.migrations = List.copyOf(b.migrations);
   }
 
@@ -58,6 +60,11 @@ public final class SqliteOptions {
     return poolSize;
   }
 
+  /** Whether concurrent writes of this process share commits; see {@link Builder#groupCommit}. */
+  public boolean groupCommit() {
+    return groupCommit;
+  }
+
   /** Migrations of tools' own tables, applied after the ledger's. */
   public List<SchemaMigrations> migrations() {
     return migrations;
@@ -69,6 +76,7 @@ public final class SqliteOptions {
     private Synchronous synchronous = Synchronous.FULL;
     private Duration busyTimeout = DEFAULT_BUSY_TIMEOUT;
     private int poolSize = DEFAULT_POOL_SIZE;
+    private boolean groupCommit = true;
     private final List<SchemaMigrations> migrations = new ArrayList<>();
 
     private Builder(Path path) {
@@ -93,6 +101,17 @@ public final class SqliteOptions {
     /** Pooled connections. Default 8. */
     public Builder poolSize(int poolSize) {
       this.poolSize = poolSize;
+      return this;
+    }
+
+    /**
+     * Group commit: write transactions that queue up while another one commits share the next
+     * commit, each in its own savepoint, and each hears its outcome only once that commit is
+     * durable. Under {@code synchronous=FULL} one sync then serves many operations. A lone writer
+     * is unaffected. Default on.
+     */
+    public Builder groupCommit(boolean groupCommit) {
+      this.groupCommit = groupCommit;
       return this;
     }
 
