@@ -45,14 +45,10 @@ final class Scenarios {
   static final class BareInsert implements Scenario {
     private static final String INSERT =
         "INSERT INTO notes (tenant, title, body, created_at) VALUES (?, ?, ?, ?) RETURNING id";
-    private final Target target;
-    private final boolean sqlite;
-    private final java.util.concurrent.Semaphore writer =
-        new java.util.concurrent.Semaphore(1, true);
+    private final PlainTransactions plain;
 
     BareInsert(Target target) {
-      this.target = target;
-      this.sqlite = target.store.dialect() == dev.toolledger.core.store.SqlDialect.SQLITE;
+      this.plain = new PlainTransactions(target);
     }
 
     @Override
@@ -62,6 +58,43 @@ final class Scenarios {
 
     @Override
     public void run(int thread, long sequence) throws Exception {
+      plain.run(
+          connection -> {
+            try (PreparedStatement ps = connection.prepareStatement(INSERT)) {
+              ps.setString(1, Target.TENANT.value());
+              ps.setString(2, "benchmark note");
+              ps.setString(3, "a note of ordinary size");
+              ps.setLong(4, System.currentTimeMillis());
+              try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+              }
+            }
+          });
+    }
+  }
+
+  /**
+   * Plain transactions, one commit each, on the store's pool but without its transaction machinery
+   * (no group commit): how an application without the ledger would write. On SQLite writers take
+   * turns on a fair lock; on PostgreSQL they run in parallel.
+   */
+  static final class PlainTransactions {
+    private final Target target;
+    private final boolean sqlite;
+    private final java.util.concurrent.Semaphore writer =
+        new java.util.concurrent.Semaphore(1, true);
+
+    PlainTransactions(Target target) {
+      this.target = target;
+      this.sqlite = target.store.dialect() == dev.toolledger.core.store.SqlDialect.SQLITE;
+    }
+
+    interface Work<T> {
+      T run(java.sql.Connection connection) throws Exception;
+    }
+
+    <T> T run(Work<T> work) throws Exception {
       if (sqlite) {
         writer.acquire();
       }
@@ -73,14 +106,18 @@ final class Scenarios {
         } else {
           connection.setAutoCommit(false);
         }
-        try (PreparedStatement ps = connection.prepareStatement(INSERT)) {
-          ps.setString(1, Target.TENANT.value());
-          ps.setString(2, "benchmark note");
-          ps.setString(3, "a note of ordinary size");
-          ps.setLong(4, System.currentTimeMillis());
-          try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
+        T result;
+        try {
+          result = work.run(connection);
+        } catch (Exception e) {
+          if (sqlite) {
+            try (java.sql.Statement st = connection.createStatement()) {
+              st.execute("ROLLBACK");
+            }
+          } else {
+            connection.rollback();
           }
+          throw e;
         }
         if (sqlite) {
           try (java.sql.Statement st = connection.createStatement()) {
@@ -89,6 +126,7 @@ final class Scenarios {
         } else {
           connection.commit();
         }
+        return result;
       } finally {
         if (sqlite) {
           writer.release();
@@ -152,17 +190,20 @@ final class Scenarios {
 
   /**
    * The common alternative: claim the key in one transaction, perform the effect in a second, mark
-   * it completed in a third. Same validation and fingerprint as the engine, so that only the
-   * transaction design differs.
+   * it completed in a third, each a plain transaction of its own. Same validation and fingerprint
+   * as the engine, so that the transaction design is what differs.
    */
   static final class TwoPhase implements Scenario {
     private final Target target;
     private final AtomicLong keys;
     private final RegisteredTool notes;
 
+    private final PlainTransactions plain;
+
     TwoPhase(Target target, AtomicLong keys) {
       this.target = target;
       this.keys = keys;
+      this.plain = new PlainTransactions(target);
       this.notes = target.app.engine().tools().find("create-note").orElseThrow();
     }
 
@@ -172,18 +213,17 @@ final class Scenarios {
     }
 
     @Override
-    public void run(int thread, long sequence) {
+    public void run(int thread, long sequence) throws Exception {
       JsonNode parameters =
           ((Validation.Valid) notes.schema().validate(Json.parse(Target.NOTE))).parameters();
       String fingerprint = Fingerprinter.fingerprint("create-note", "1", parameters).hex();
       String key = newKey(target, keys);
-      target.store.inTransaction(
-          tx -> {
+      plain.run(
+          connection -> {
             try (PreparedStatement ps =
-                tx.connection()
-                    .prepareStatement(
-                        "INSERT INTO bench_two_phase (tenant, op_key, fingerprint, state,"
-                            + " created_at) VALUES (?, ?, ?, 'CLAIMED', ?)")) {
+                connection.prepareStatement(
+                    "INSERT INTO bench_two_phase (tenant, op_key, fingerprint, state,"
+                        + " created_at) VALUES (?, ?, ?, 'CLAIMED', ?)")) {
               ps.setString(1, Target.TENANT.value());
               ps.setString(2, key);
               ps.setString(3, fingerprint);
@@ -192,13 +232,12 @@ final class Scenarios {
             }
           });
       long id =
-          target.store.inTransaction(
-              tx -> {
+          plain.run(
+              connection -> {
                 try (PreparedStatement ps =
-                    tx.connection()
-                        .prepareStatement(
-                            "INSERT INTO notes (tenant, title, body, created_at)"
-                                + " VALUES (?, ?, ?, ?) RETURNING id")) {
+                    connection.prepareStatement(
+                        "INSERT INTO notes (tenant, title, body, created_at)"
+                            + " VALUES (?, ?, ?, ?) RETURNING id")) {
                   ps.setString(1, Target.TENANT.value());
                   ps.setString(2, parameters.get("title").asText());
                   ps.setString(3, parameters.get("body").asText());
@@ -215,13 +254,12 @@ final class Scenarios {
                   .put("id", id)
                   .put("title", parameters.get("title").asText())
                   .put("body", parameters.get("body").asText()));
-      target.store.inTransaction(
-          tx -> {
+      plain.run(
+          connection -> {
             try (PreparedStatement ps =
-                tx.connection()
-                    .prepareStatement(
-                        "UPDATE bench_two_phase SET state = 'COMPLETED', response_body = ?"
-                            + " WHERE tenant = ? AND op_key = ?")) {
+                connection.prepareStatement(
+                    "UPDATE bench_two_phase SET state = 'COMPLETED', response_body = ?"
+                        + " WHERE tenant = ? AND op_key = ?")) {
               ps.setString(1, response);
               ps.setString(2, Target.TENANT.value());
               ps.setString(3, key);
