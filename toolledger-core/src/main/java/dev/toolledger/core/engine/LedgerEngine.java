@@ -466,7 +466,7 @@ public final class LedgerEngine {
               });
     } catch (TransientStoreException e) {
       LOG.atWarn()
-          .addKeyValue("tenant", invocation.tenant())
+          .addKeyValue("tenant", invocation.tenant().value())
           .addKeyValue("tool", toolName)
           .addKeyValue("key", invocation.key().logHash())
           .log("database stayed busy; answering busy: {}", e.getMessage());
@@ -506,7 +506,7 @@ public final class LedgerEngine {
       var line =
           LOG.atInfo()
               .addKeyValue("outcome", kind)
-              .addKeyValue("tenant", invocation.tenant())
+              .addKeyValue("tenant", invocation.tenant().value())
               .addKeyValue("tool", invocation.tool())
               .addKeyValue("key", invocation.key().logHash())
               .addKeyValue("ms", duration.toMillis());

@@ -551,7 +551,7 @@ public final class ApiServlet extends HttpServlet {
     LOG.atInfo()
         .addKeyValue("outcome", "rejected")
         .addKeyValue("error", reason.slug())
-        .addKeyValue("tenant", principal.tenant())
+        .addKeyValue("tenant", principal.tenant().value())
         .addKeyValue("tool", printable(tool))
         .addKeyValue("ms", duration.toMillis())
         .log("operation");

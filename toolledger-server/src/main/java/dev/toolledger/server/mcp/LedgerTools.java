@@ -334,7 +334,7 @@ final class LedgerTools implements AutoCloseable {
     LOG.atInfo()
         .addKeyValue("outcome", "rejected")
         .addKeyValue("error", reason.slug())
-        .addKeyValue("tenant", caller.principal().tenant())
+        .addKeyValue("tenant", caller.principal().tenant().value())
         .addKeyValue("tool", tool)
         .addKeyValue("transport", "mcp")
         .addKeyValue("ms", duration.toMillis())
