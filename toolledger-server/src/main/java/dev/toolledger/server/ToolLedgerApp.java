@@ -12,6 +12,7 @@ import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.server.auth.OperatorAuthenticator;
 import dev.toolledger.server.auth.Principal;
 import dev.toolledger.server.auth.Tokens;
+import dev.toolledger.server.console.ConsoleServlet;
 import dev.toolledger.server.http.DatabaseHealthCheck;
 import dev.toolledger.server.mcp.McpConventions;
 import dev.toolledger.server.mcp.McpOptions;
@@ -257,7 +258,7 @@ public final class ToolLedgerApp implements AutoCloseable {
                 .readEndpoint(new NotesEndpoint(store.dataSource()))
                 .health(new DatabaseHealthCheck(store.dataSource()))
                 .mcp(mcp)
-                .mount(context -> mountOperations(context, observability))
+                .mount(context -> mountOperations(context, observability, engine))
                 .start();
       } catch (RuntimeException e) {
         observability.close();
@@ -268,13 +269,19 @@ public final class ToolLedgerApp implements AutoCloseable {
           store, engine, tokens, server, relay(), recovery(engine), observability);
     }
 
-    private void mountOperations(ServletContextHandler context, Observability observability) {
+    private void mountOperations(
+        ServletContextHandler context, Observability observability, LedgerEngine engine) {
       if (metricsAccess != MetricsAccess.OFF) {
         context.addServlet(
             new ServletHolder(
                 "metrics", new MetricsServlet(observability, metricsAccess, operators)),
             MetricsServlet.PATH);
       }
+      ServletHolder console =
+          new ServletHolder(
+              "console", new ConsoleServlet(engine, store, operators, clock, staleAfter));
+      context.addServlet(console, ConsoleServlet.PATH);
+      context.addServlet(console, ConsoleServlet.PATH + "/*");
     }
 
     /**
