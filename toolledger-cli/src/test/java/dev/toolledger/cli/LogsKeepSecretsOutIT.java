@@ -212,6 +212,22 @@ class LogsKeepSecretsOutIT {
                     "{\"resolution\":\"NOT_EXECUTED\",\"reason\":\"" + BODY + "\"}")
                 .statusCode())
         .isEqualTo(409);
+    assertThat(get(base, "/console/api/summary", OPERATOR_TOKEN).statusCode()).isEqualTo(200);
+    assertThat(get(base, "/console/api/summary", WRONG_OPERATOR_TOKEN).statusCode()).isEqualTo(401);
+    assertThat(get(base, "/console/api/operations?key=" + KEY, OPERATOR_TOKEN).body())
+        .contains(KEY);
+    assertThat(
+            get(base, "/console/api/operation?tenant=acme&key=" + KEY, OPERATOR_TOKEN).statusCode())
+        .isEqualTo(200);
+    assertThat(
+            post(
+                    base,
+                    "/console/api/resolve?tenant=acme&key=" + KEY,
+                    OPERATOR_TOKEN,
+                    null,
+                    "{\"resolution\":\"NOT_EXECUTED\",\"reason\":\"" + BODY + "\"}")
+                .statusCode())
+        .isEqualTo(409);
     assertThat(get(base, "/metrics", OPERATOR_TOKEN).statusCode()).isEqualTo(200);
     assertThat(get(base, "/metrics", WRONG_OPERATOR_TOKEN).statusCode()).isEqualTo(200);
     assertThat(
