@@ -39,9 +39,10 @@ import org.eclipse.jetty.ee10.servlet.ServletHolder;
 
 /**
  * A complete ToolLedger node on an open store: the engine with the notes reference tool, token
- * authentication and the HTTP server with the MCP endpoint at {@value McpConventions#PATH}. The
- * CLI's {@code serve}, {@code mcp --stdio} and {@code demo} and the tests start nodes through this
- * one door, so they run the same assembly.
+ * authentication and the HTTP server with the MCP endpoint at {@value McpConventions#PATH}, the
+ * metrics at {@value MetricsServlet#PATH} and the operations console at {@value
+ * ConsoleServlet#PATH}. The CLI's {@code serve}, {@code mcp --stdio} and {@code demo} and the tests
+ * start nodes through this one door, so they run the same assembly.
  *
  * <p>The store is not owned: close it after the app.
  */
