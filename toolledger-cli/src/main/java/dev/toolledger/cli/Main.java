@@ -12,6 +12,13 @@ public final class Main {
 
   /** Runs the command line and returns its exit code (for tests). */
   public static int run(String... args) {
+    try {
+      // Before anything logs: logback.xml picks its appender once, when logging starts.
+      LogFormat.choose(args, System.getenv()).apply();
+    } catch (IllegalArgumentException e) {
+      System.err.println("toolledger: " + e.getMessage());
+      return 2;
+    }
     return new CommandLine(new ToolLedgerCommand())
         .setCaseInsensitiveEnumValuesAllowed(true)
         .setExecutionExceptionHandler(

@@ -35,6 +35,8 @@ import picocli.CommandLine.Option;
 final class McpCommand implements Callable<Integer> {
   @Mixin DatabaseOptions database;
 
+  @Mixin LoggingOptions logging;
+
   @Option(
       names = "--stdio",
       required = true,

@@ -5,8 +5,10 @@ import dev.toolledger.core.store.SqlDialect;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.server.ServerConfig;
 import dev.toolledger.server.ToolLedgerApp;
+import dev.toolledger.server.auth.OperatorAuthenticator;
 import dev.toolledger.server.mcp.McpOptions;
 import dev.toolledger.server.notes.NotesTool;
+import dev.toolledger.server.observe.MetricsAccess;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +27,30 @@ import picocli.CommandLine.Option;
             + " stopped (SIGTERM or Ctrl-C stop it cleanly).")
 final class ServeCommand implements Callable<Integer> {
   @Mixin DatabaseOptions database;
+
+  @Mixin LoggingOptions logging;
+
+  @Mixin OperatorOptions operator;
+
+  @Option(
+      names = "--metrics",
+      paramLabel = "loopback|operator|open|off",
+      description =
+          "Who may read GET /metrics: loopback clients without a token and others with the"
+              + " operator token (loopback, the default); only holders of the operator token"
+              + " (operator); anyone (open); nobody (off).",
+      defaultValue = "loopback")
+  MetricsAccess metrics;
+
+  @Option(
+      names = "--stale-after",
+      paramLabel = "DURATION",
+      description =
+          "Age from which an IN_PROGRESS operation needs attention, in metrics and the console"
+              + " (default: ${DEFAULT-VALUE}).",
+      defaultValue = "5m",
+      converter = DurationConverter.class)
+  Duration staleAfter;
 
   @Option(
       names = "--port",
@@ -112,6 +138,7 @@ final class ServeCommand implements Callable<Integer> {
     McpOptions.Builder mcp = McpOptions.builder().enabled(!noMcp);
     allowUnkeyed.forEach(mcp::allowUnkeyed);
     McpOptions mcpOptions = mcp.build();
+    OperatorAuthenticator operators = operator.operators(System.getenv());
     JdbcLedgerStore store = database.open(maxWait);
     ToolLedgerApp app;
     try {
@@ -128,6 +155,9 @@ final class ServeCommand implements Callable<Integer> {
               .relayEnabled(relay)
               .tokenCacheTtl(tokenCache)
               .mcp(mcpOptions)
+              .operators(operators)
+              .metricsAccess(metrics)
+              .staleAfter(staleAfter)
               .start();
     } catch (RuntimeException e) {
       store.close();

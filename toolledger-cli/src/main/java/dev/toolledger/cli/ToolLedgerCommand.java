@@ -13,6 +13,9 @@ import picocli.CommandLine.Command;
       McpCommand.class,
       TokensCommand.class,
       OutboxCommand.class,
+      OpsCommand.class,
+      BackupCommand.class,
+      RestoreCommand.class,
       AttachmentsCommand.class,
       DemoCommand.class,
       BenchCommand.class

@@ -129,6 +129,9 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
     postgres.setURL(options.url());
     options.user().ifPresent(postgres::setUser);
     options.password().ifPresent(postgres::setPassword);
+    // PostgreSQL's error details quote the values of the failing row ("Key (tenant, op_key)=(...)"
+    // or "Failing row contains (...)"): keep them out of exception messages, hence out of logs.
+    postgres.setLogServerErrorDetail(false);
     HikariConfig pool = new HikariConfig();
     pool.setDataSource(decorator.apply(postgres));
     pool.setPoolName("toolledger-postgresql");

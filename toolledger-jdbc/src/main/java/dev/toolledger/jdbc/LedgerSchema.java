@@ -63,7 +63,15 @@ final class LedgerSchema {
                 + " claimed_by TEXT,"
                 + " claimed_until BIGINT)",
             "CREATE INDEX tl_outbox_due ON tl_outbox (next_attempt_at) WHERE state = 'PENDING'",
-            "CREATE INDEX tl_outbox_by_state ON tl_outbox (state, created_at)"));
+            "CREATE INDEX tl_outbox_by_state ON tl_outbox (state, created_at)"),
+        // Operators and metrics count and list UNKNOWN operations every few seconds; they are few
+        // and never swept, so a partial index makes that a read of a handful of entries. (The
+        // IN_PROGRESS ones already have tl_operations_leases, whose condition is the same.)
+        Migration.portable(
+            4,
+            "index of UNKNOWN operations for operators",
+            "CREATE INDEX tl_operations_unknown ON tl_operations (created_at)"
+                + " WHERE state = 'UNKNOWN'"));
   }
 
   private static java.util.List<String> leasesAndHistory(String serialPrimaryKey) {

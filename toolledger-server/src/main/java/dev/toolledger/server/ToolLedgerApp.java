@@ -2,14 +2,17 @@ package dev.toolledger.server;
 
 import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.engine.LedgerEngine;
+import dev.toolledger.core.engine.OutcomeListener;
 import dev.toolledger.core.engine.RecoveryWorker;
 import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.outbox.OutboxRelay;
 import dev.toolledger.core.tool.Tool;
 import dev.toolledger.core.tool.ToolRegistry;
 import dev.toolledger.jdbc.JdbcLedgerStore;
+import dev.toolledger.server.auth.OperatorAuthenticator;
 import dev.toolledger.server.auth.Principal;
 import dev.toolledger.server.auth.Tokens;
+import dev.toolledger.server.console.ConsoleServlet;
 import dev.toolledger.server.http.DatabaseHealthCheck;
 import dev.toolledger.server.mcp.McpConventions;
 import dev.toolledger.server.mcp.McpOptions;
@@ -17,6 +20,9 @@ import dev.toolledger.server.mcp.McpService;
 import dev.toolledger.server.mcp.McpStdio;
 import dev.toolledger.server.notes.NotesEndpoint;
 import dev.toolledger.server.notes.NotesTool;
+import dev.toolledger.server.observe.MetricsAccess;
+import dev.toolledger.server.observe.MetricsServlet;
+import dev.toolledger.server.observe.Observability;
 import dev.toolledger.server.outbox.HttpDeliverer;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -28,12 +34,15 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
 
 /**
  * A complete ToolLedger node on an open store: the engine with the notes reference tool, token
- * authentication and the HTTP server with the MCP endpoint at {@value McpConventions#PATH}. The
- * CLI's {@code serve}, {@code mcp --stdio} and {@code demo} and the tests start nodes through this
- * one door, so they run the same assembly.
+ * authentication and the HTTP server with the MCP endpoint at {@value McpConventions#PATH}, the
+ * metrics at {@value MetricsServlet#PATH} and the operations console at {@value
+ * ConsoleServlet#PATH}. The CLI's {@code serve}, {@code mcp --stdio} and {@code demo} and the tests
+ * start nodes through this one door, so they run the same assembly.
  *
  * <p>The store is not owned: close it after the app.
  */
@@ -44,6 +53,7 @@ public final class ToolLedgerApp implements AutoCloseable {
   private final ToolLedgerServer server;
   private final Optional<OutboxRelay> relay;
   private final Optional<RecoveryWorker> recovery;
+  private final Observability observability;
 
   private ToolLedgerApp(
       JdbcLedgerStore store,
@@ -51,13 +61,15 @@ public final class ToolLedgerApp implements AutoCloseable {
       Tokens tokens,
       ToolLedgerServer server,
       Optional<OutboxRelay> relay,
-      Optional<RecoveryWorker> recovery) {
+      Optional<RecoveryWorker> recovery,
+      Observability observability) {
     this.store = store;
     this.engine = engine;
     this.tokens = tokens;
     this.server = server;
     this.relay = relay;
     this.recovery = recovery;
+    this.observability = observability;
   }
 
   public static Builder builder(JdbcLedgerStore store) {
@@ -87,6 +99,11 @@ public final class ToolLedgerApp implements AutoCloseable {
     return tokens;
   }
 
+  /** The node's metrics (also served at {@value MetricsServlet#PATH} unless turned off). */
+  public Observability observability() {
+    return observability;
+  }
+
   /**
    * Stops the HTTP server gracefully (requests in flight finish first), then the background
    * workers. Undelivered outbox events stay in the database for the next start.
@@ -96,6 +113,7 @@ public final class ToolLedgerApp implements AutoCloseable {
     server.close();
     relay.ifPresent(OutboxRelay::close);
     recovery.ifPresent(RecoveryWorker::close);
+    observability.close();
   }
 
   /** Assembles a node. */
@@ -112,6 +130,9 @@ public final class ToolLedgerApp implements AutoCloseable {
     private Duration tokenCacheTtl = Tokens.DEFAULT_CACHE_TTL;
     private UnaryOperator<OutboxRelay.Builder> relayOptions = UnaryOperator.identity();
     private Duration recoveryInterval = RecoveryWorker.DEFAULT_INTERVAL;
+    private OperatorAuthenticator operators = OperatorAuthenticator.none();
+    private MetricsAccess metricsAccess = MetricsAccess.LOOPBACK;
+    private Duration staleAfter = Observability.DEFAULT_STALE_AFTER;
 
     private Builder(JdbcLedgerStore store) {
       this.store = Objects.requireNonNull(store, "store");
@@ -196,18 +217,72 @@ public final class ToolLedgerApp implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Who may operate this node: use the console and read metrics where they ask for the operator
+     * token. Default: nobody ({@link OperatorAuthenticator#none()}).
+     */
+    public Builder operators(OperatorAuthenticator operators) {
+      this.operators = Objects.requireNonNull(operators, "operators");
+      return this;
+    }
+
+    /** Who may read {@code GET /metrics}. Default {@link MetricsAccess#LOOPBACK}. */
+    public Builder metricsAccess(MetricsAccess metricsAccess) {
+      this.metricsAccess = Objects.requireNonNull(metricsAccess, "metricsAccess");
+      return this;
+    }
+
+    /**
+     * Age from which an {@code IN_PROGRESS} operation needs attention (metrics, console). Default 5
+     * minutes.
+     */
+    public Builder staleAfter(Duration staleAfter) {
+      if (staleAfter == null || staleAfter.isNegative() || staleAfter.isZero()) {
+        throw new IllegalArgumentException("staleAfter must be positive");
+      }
+      this.staleAfter = staleAfter;
+      return this;
+    }
+
     /** Starts the HTTP server (with the MCP endpoint unless turned off). */
     public ToolLedgerApp start() {
-      LedgerEngine engine = engine();
+      ToolRegistry registry = tools();
+      Observability observability =
+          Observability.create(store, name -> registry.find(name).isPresent(), clock, staleAfter);
+      LedgerEngine engine = engine(registry, observability.listener());
       Tokens tokens = new Tokens(store, clock, tokenCacheTtl);
-      ToolLedgerServer server =
-          ToolLedgerServer.builder(engine, tokens)
-              .config(serverConfig)
-              .readEndpoint(new NotesEndpoint(store.dataSource()))
-              .health(new DatabaseHealthCheck(store.dataSource()))
-              .mcp(mcp)
-              .start();
-      return new ToolLedgerApp(store, engine, tokens, server, relay(), recovery(engine));
+      ToolLedgerServer server;
+      try {
+        server =
+            ToolLedgerServer.builder(engine, tokens)
+                .config(serverConfig)
+                .readEndpoint(new NotesEndpoint(store.dataSource()))
+                .health(new DatabaseHealthCheck(store.dataSource()))
+                .mcp(mcp)
+                .mount(context -> mountOperations(context, observability, engine))
+                .start();
+      } catch (RuntimeException e) {
+        observability.close();
+        throw e;
+      }
+      observability.bindHttpThreads(server.threadPool());
+      return new ToolLedgerApp(
+          store, engine, tokens, server, relay(), recovery(engine), observability);
+    }
+
+    private void mountOperations(
+        ServletContextHandler context, Observability observability, LedgerEngine engine) {
+      if (metricsAccess != MetricsAccess.OFF) {
+        context.addServlet(
+            new ServletHolder(
+                "metrics", new MetricsServlet(observability, metricsAccess, operators)),
+            MetricsServlet.PATH);
+      }
+      ServletHolder console =
+          new ServletHolder(
+              "console", new ConsoleServlet(engine, store, operators, clock, staleAfter));
+      context.addServlet(console, ConsoleServlet.PATH);
+      context.addServlet(console, ConsoleServlet.PATH + "/*");
     }
 
     /**
@@ -223,7 +298,7 @@ public final class ToolLedgerApp implements AutoCloseable {
       if (!mcp.enabled()) {
         throw new IllegalStateException("MCP is turned off (mcp options: enabled=false)");
       }
-      LedgerEngine engine = engine();
+      LedgerEngine engine = engine(tools(), OutcomeListener.NONE);
       McpStdio mcpStdio =
           McpService.create(engine, mcp).serveStdio(new Principal(tenant, "stdio"), in, out);
       return new ToolLedgerStdio(mcpStdio, relay(), recovery(engine));
@@ -247,11 +322,15 @@ public final class ToolLedgerApp implements AutoCloseable {
           : Optional.of(RecoveryWorker.start(engine, recoveryInterval, 100));
     }
 
-    private LedgerEngine engine() {
+    private ToolRegistry tools() {
       List<Tool> tools = new ArrayList<>();
       tools.add(toolDecorator.apply(notes));
       extraTools.forEach(tool -> tools.add(toolDecorator.apply(tool)));
-      return LedgerEngine.builder(store, ToolRegistry.of(tools)).config(engineConfig).build();
+      return ToolRegistry.of(tools);
+    }
+
+    private LedgerEngine engine(ToolRegistry tools, OutcomeListener listener) {
+      return LedgerEngine.builder(store, tools).config(engineConfig).listener(listener).build();
     }
   }
 }

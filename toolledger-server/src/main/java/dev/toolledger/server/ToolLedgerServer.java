@@ -8,10 +8,15 @@ import dev.toolledger.server.http.ReadEndpoint;
 import dev.toolledger.server.mcp.McpConventions;
 import dev.toolledger.server.mcp.McpOptions;
 import dev.toolledger.server.mcp.McpService;
+import dev.toolledger.server.observe.RequestIds;
+import jakarta.servlet.DispatcherType;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Consumer;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.http.UriCompliance;
@@ -21,6 +26,7 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.ThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,6 +70,11 @@ public final class ToolLedgerServer implements AutoCloseable {
     return URI.create("http://" + host + ":" + port());
   }
 
+  /** The HTTP server's threads, for metrics. */
+  public ThreadPool threadPool() {
+    return jetty.getThreadPool();
+  }
+
   /** Whether the MCP endpoint is served. */
   public boolean servesMcp() {
     return mcp != null;
@@ -89,6 +100,7 @@ public final class ToolLedgerServer implements AutoCloseable {
     private final List<ReadEndpoint> reads = new ArrayList<>();
     private HealthCheck health = HealthCheck.ALWAYS_UP;
     private McpOptions mcp = McpOptions.defaults();
+    private final List<Consumer<ServletContextHandler>> mounts = new ArrayList<>();
 
     private Builder(LedgerEngine engine, Tokens tokens) {
       this.engine = Objects.requireNonNull(engine, "engine");
@@ -119,6 +131,15 @@ public final class ToolLedgerServer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Adds servlets or filters beside the API (metrics, the operations console). Exact and longer
+     * path mappings take precedence over the API's {@code /*}.
+     */
+    public Builder mount(Consumer<ServletContextHandler> mount) {
+      this.mounts.add(Objects.requireNonNull(mount, "mount"));
+      return this;
+    }
+
     public ToolLedgerServer start() {
       McpService mcpService = mcp.enabled() ? McpService.create(engine, mcp) : null;
       QueuedThreadPool threads = new QueuedThreadPool(200, 8);
@@ -144,6 +165,9 @@ public final class ToolLedgerServer implements AutoCloseable {
       context.setContextPath("/");
       context.setErrorHandler(new ProblemErrorHandler());
       context.getServletHandler().setDecodeAmbiguousURIs(true);
+      // First of all filters: every later log line of the request carries its correlation id.
+      context.addFilter(
+          new FilterHolder(new RequestIds()), "/*", EnumSet.of(DispatcherType.REQUEST));
       context.addServlet(
           new ServletHolder(
               "api", new ApiServlet(engine, tokens, reads, health, config.maxRequestBytes())),
@@ -151,6 +175,7 @@ public final class ToolLedgerServer implements AutoCloseable {
       if (mcpService != null) {
         mcpService.mount(context, tokens, config.maxRequestBytes());
       }
+      mounts.forEach(mount -> mount.accept(context));
 
       jetty.setHandler(new GracefulHandler(context));
       jetty.setErrorHandler(new ProblemErrorHandler());

@@ -122,7 +122,7 @@ final class ExternalPath {
       result = tool.perform(context, parameters);
     } catch (Exception e) {
       LOG.atWarn()
-          .addKeyValue("tenant", tenant)
+          .addKeyValue("tenant", tenant.value())
           .addKeyValue("tool", tool.name())
           .addKeyValue("key", key.logHash())
           .log(
@@ -162,7 +162,7 @@ final class ExternalPath {
       // The effect happened but its outcome could not be written. The claim stays IN_PROGRESS;
       // when its lease expires, recovery settles it (lookup, idempotent replay, or UNKNOWN).
       LOG.atError()
-          .addKeyValue("tenant", tenant)
+          .addKeyValue("tenant", tenant.value())
           .addKeyValue("tool", tool.name())
           .addKeyValue("key", key.logHash())
           .log(
@@ -467,10 +467,10 @@ final class ExternalPath {
       return Settled.CLAIM_LOST;
     }
     LOG.atWarn()
-        .addKeyValue("tenant", tenant)
+        .addKeyValue("tenant", tenant.value())
         .addKeyValue("tool", tool == null ? "?" : tool.name())
         .addKeyValue("key", key.logHash())
-        .addKeyValue("state", to)
+        .addKeyValue("state", to.name())
         .log("operation settled");
     return to == OperationState.UNKNOWN ? Settled.UNKNOWN : Settled.NOT_EXECUTED;
   }

@@ -19,6 +19,7 @@ import dev.toolledger.core.operation.OperationIntent;
 import dev.toolledger.core.operation.OperationRecord;
 import dev.toolledger.core.operation.OperationState;
 import dev.toolledger.core.operation.StoredResponse;
+import dev.toolledger.core.problem.ProblemType;
 import dev.toolledger.core.schema.Validation;
 import dev.toolledger.core.schema.Violation;
 import dev.toolledger.core.store.ClaimResult;
@@ -88,6 +89,14 @@ public final class LedgerEngine {
 
   public EngineConfig config() {
     return config;
+  }
+
+  /**
+   * The listener this engine reports outcomes to, so that a front end can report the calls it
+   * refuses before they reach the engine (a missing key, a malformed body) to the same place.
+   */
+  public OutcomeListener listener() {
+    return listener;
   }
 
   /**
@@ -310,10 +319,10 @@ public final class LedgerEngine {
     try {
       outcome = decide(invocation);
     } catch (RuntimeException e) {
-      report(invocation, "failed", started);
+      report(invocation, e, "failed", started);
       throw e;
     }
-    report(invocation, outcome.kind(), started);
+    report(invocation, outcome, outcome.kind(), started);
     return outcome;
   }
 
@@ -457,7 +466,7 @@ public final class LedgerEngine {
               });
     } catch (TransientStoreException e) {
       LOG.atWarn()
-          .addKeyValue("tenant", invocation.tenant())
+          .addKeyValue("tenant", invocation.tenant().value())
           .addKeyValue("tool", toolName)
           .addKeyValue("key", invocation.key().logHash())
           .log("database stayed busy; answering busy: {}", e.getMessage());
@@ -476,22 +485,85 @@ public final class LedgerEngine {
     Writes.sleep(millis);
   }
 
-  private void report(Invocation invocation, String kind, long startedNanos) {
+  private void report(
+      Invocation invocation, ExecutionOutcome outcome, String kind, long startedNanos) {
+    report(invocation, outcome, null, kind, startedNanos);
+  }
+
+  private void report(
+      Invocation invocation, RuntimeException failure, String kind, long startedNanos) {
+    report(invocation, null, failure, kind, startedNanos);
+  }
+
+  private void report(
+      Invocation invocation,
+      ExecutionOutcome outcome,
+      RuntimeException failure,
+      String kind,
+      long startedNanos) {
     Duration duration = Duration.ofNanos(System.nanoTime() - startedNanos);
     if (LOG.isInfoEnabled()) {
-      LOG.atInfo()
-          .addKeyValue("outcome", kind)
-          .addKeyValue("tenant", invocation.tenant())
-          .addKeyValue("tool", invocation.tool())
-          .addKeyValue("key", invocation.key().logHash())
-          .addKeyValue("ms", duration.toMillis())
-          .log("operation");
+      var line =
+          LOG.atInfo()
+              .addKeyValue("outcome", kind)
+              .addKeyValue("tenant", invocation.tenant().value())
+              .addKeyValue("tool", invocation.tool())
+              .addKeyValue("key", invocation.key().logHash())
+              .addKeyValue("ms", duration.toMillis());
+      String error = outcome != null ? errorCategory(outcome) : errorCategory(failure);
+      if (error != null) {
+        line = line.addKeyValue("error", error);
+      }
+      line.log("operation");
     }
     try {
       listener.onOutcome(invocation.tenant(), invocation.tool(), kind, duration);
+      if (outcome instanceof Executed executed && executed.response().status() < 400) {
+        listener.onEffect(invocation.tenant(), invocation.tool());
+      }
     } catch (RuntimeException e) {
       LOG.warn("an outcome listener threw; ignoring it", e);
     }
+  }
+
+  /**
+   * The error category of an answer that is not a recorded outcome: the slug of the problem type
+   * the HTTP API and MCP answer with. Null for an execution or a replay.
+   */
+  private static String errorCategory(ExecutionOutcome outcome) {
+    ProblemType type;
+    if (outcome instanceof Executed || outcome instanceof Replayed) {
+      return null;
+    } else if (outcome instanceof KeyReused) {
+      type = ProblemType.KEY_REUSED;
+    } else if (outcome instanceof InProgress) {
+      type = ProblemType.IN_PROGRESS;
+    } else if (outcome instanceof OutcomeUnknown) {
+      type = ProblemType.OUTCOME_UNKNOWN;
+    } else if (outcome instanceof NotExecuted) {
+      type = ProblemType.NOT_EXECUTED;
+    } else if (outcome instanceof InvalidParameters) {
+      type = ProblemType.INVALID_PARAMETERS;
+    } else if (outcome instanceof UnknownTool) {
+      type = ProblemType.UNKNOWN_TOOL;
+    } else if (outcome instanceof ExecutionOutcome.ToolUnavailable) {
+      type = ProblemType.TOOL_UNAVAILABLE;
+    } else if (outcome instanceof Busy) {
+      type = ProblemType.STORE_BUSY;
+    } else {
+      return outcome.kind();
+    }
+    return type.slug();
+  }
+
+  private static String errorCategory(RuntimeException failure) {
+    if (failure instanceof ToolExecutionException) {
+      return ProblemType.TOOL_FAILED.slug();
+    }
+    if (failure instanceof TransientStoreException) {
+      return ProblemType.STORE_BUSY.slug();
+    }
+    return ProblemType.INTERNAL.slug();
   }
 
   private sealed interface TxResult {

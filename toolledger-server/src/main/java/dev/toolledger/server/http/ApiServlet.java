@@ -22,6 +22,7 @@ import dev.toolledger.core.store.TransientStoreException;
 import dev.toolledger.core.tool.ToolRegistry.RegisteredTool;
 import dev.toolledger.server.auth.Principal;
 import dev.toolledger.server.auth.Tokens;
+import dev.toolledger.server.observe.LogSafety;
 import dev.toolledger.server.operations.OperationJson;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -135,7 +136,11 @@ public final class ApiServlet extends HttpServlet {
         problem(response, Problem.of(ProblemType.NOT_FOUND, "no resource at " + path));
       }
     } catch (ToolExecutionException e) {
-      LOG.error("tool {} failed; its transaction was rolled back", e.tool(), e.getCause());
+      LOG.atError()
+          .addKeyValue("error", ProblemType.TOOL_FAILED.slug())
+          .addKeyValue("tool", e.tool())
+          .setCause(LogSafety.withoutMessages(e.getCause()))
+          .log("the tool failed; its transaction was rolled back");
       problem(
           response,
           Problem.of(
@@ -143,11 +148,16 @@ public final class ApiServlet extends HttpServlet {
               "the tool failed and its transaction was rolled back; nothing was recorded, so a"
                   + " retry with the same key executes it afresh"));
     } catch (TransientStoreException e) {
-      LOG.warn("the ledger's database is busy: {}", e.getMessage());
+      LOG.atWarn()
+          .addKeyValue("error", ProblemType.STORE_BUSY.slug())
+          .log("the ledger's database is busy: {}", e.getMessage());
       response.setHeader("Retry-After", "1");
       problem(response, Problem.of(ProblemType.STORE_BUSY, "the ledger is busy; retry shortly"));
     } catch (RuntimeException e) {
-      LOG.error("unexpected failure on {} {}", method, path, e);
+      LOG.atError()
+          .addKeyValue("error", ProblemType.INTERNAL.slug())
+          .setCause(LogSafety.withoutMessages(e))
+          .log("unexpected failure on {} {}", printable(method), Paths.template(path));
       problem(
           response,
           Problem.of(
@@ -167,9 +177,10 @@ public final class ApiServlet extends HttpServlet {
       HttpServletRequest request,
       HttpServletResponse response)
       throws IOException {
+    long started = System.nanoTime();
     Optional<RegisteredTool> tool = engine.tools().find(toolName);
     if (tool.isEmpty()) {
-      rejected(principal, toolName, ProblemType.UNKNOWN_TOOL);
+      rejected(principal, toolName, ProblemType.UNKNOWN_TOOL, started);
       problem(
           response,
           Problem.of(
@@ -179,7 +190,7 @@ public final class ApiServlet extends HttpServlet {
     }
     List<String> keyHeaders = Collections.list(request.getHeaders("Idempotency-Key"));
     if (keyHeaders.isEmpty()) {
-      rejected(principal, toolName, ProblemType.MISSING_KEY);
+      rejected(principal, toolName, ProblemType.MISSING_KEY, started);
       problem(
           response,
           Problem.of(
@@ -195,12 +206,12 @@ public final class ApiServlet extends HttpServlet {
       }
       key = OperationKey.fromHeader(keyHeaders.get(0));
     } catch (InvalidOperationKeyException e) {
-      rejected(principal, toolName, ProblemType.INVALID_KEY);
+      rejected(principal, toolName, ProblemType.INVALID_KEY, started);
       problem(response, Problem.of(ProblemType.INVALID_KEY, e.getMessage()));
       return;
     }
     if (!isJson(request.getContentType())) {
-      rejected(principal, toolName, ProblemType.UNSUPPORTED_MEDIA_TYPE);
+      rejected(principal, toolName, ProblemType.UNSUPPORTED_MEDIA_TYPE, started);
       problem(
           response,
           Problem.of(
@@ -210,7 +221,7 @@ public final class ApiServlet extends HttpServlet {
     }
     byte[] body = readBody(request);
     if (body == null) {
-      rejected(principal, toolName, ProblemType.PAYLOAD_TOO_LARGE);
+      rejected(principal, toolName, ProblemType.PAYLOAD_TOO_LARGE, started);
       problem(
           response,
           Problem.of(
@@ -222,7 +233,7 @@ public final class ApiServlet extends HttpServlet {
     try {
       parameters = Json.parse(body);
     } catch (MalformedJsonException e) {
-      rejected(principal, toolName, ProblemType.MALFORMED_JSON);
+      rejected(principal, toolName, ProblemType.MALFORMED_JSON, started);
       problem(response, Problem.of(ProblemType.MALFORMED_JSON, e.getMessage()));
       return;
     }
@@ -556,13 +567,24 @@ public final class ApiServlet extends HttpServlet {
     response.getOutputStream().write(body);
   }
 
-  private static void rejected(Principal principal, String tool, ProblemType reason) {
+  /**
+   * Logs and counts a call refused before it reached the engine, like the engine's own refusals:
+   * outcome {@code rejected}, with the problem type as the error category.
+   */
+  private void rejected(Principal principal, String tool, ProblemType reason, long startedNanos) {
+    Duration duration = Duration.ofNanos(System.nanoTime() - startedNanos);
     LOG.atInfo()
         .addKeyValue("outcome", "rejected")
-        .addKeyValue("reason", reason.slug())
-        .addKeyValue("tenant", principal.tenant())
+        .addKeyValue("error", reason.slug())
+        .addKeyValue("tenant", principal.tenant().value())
         .addKeyValue("tool", printable(tool))
+        .addKeyValue("ms", duration.toMillis())
         .log("operation");
+    try {
+      engine.listener().onOutcome(principal.tenant(), tool, "rejected", duration);
+    } catch (RuntimeException e) {
+      LOG.warn("an outcome listener threw; ignoring it", e);
+    }
   }
 
   /** A tool name from the path, safe to echo: at most 64 visible ASCII characters. */

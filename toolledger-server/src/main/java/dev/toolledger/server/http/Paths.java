@@ -39,6 +39,26 @@ final class Paths {
     return out.toString(StandardCharsets.UTF_8);
   }
 
+  /**
+   * The route of a raw path, safe to log: operation keys and tool names are replaced by
+   * placeholders, and a path of no known route is not repeated.
+   */
+  static String template(String path) {
+    if (path == null) {
+      return "(none)";
+    }
+    if (path.startsWith("/v1/operations/")) {
+      return path.endsWith("/resolve") ? "/v1/operations/{key}/resolve" : "/v1/operations/{key}";
+    }
+    if (path.startsWith("/v1/tools/")) {
+      return "/v1/tools/{tool}";
+    }
+    return switch (path) {
+      case "/v1/tools", "/v1/notes", "/health" -> path;
+      default -> "(another path)";
+    };
+  }
+
   /** The first value of each query parameter. */
   static Map<String, String> query(String rawQuery) {
     Map<String, String> params = new LinkedHashMap<>();

@@ -16,10 +16,10 @@ import dev.toolledger.core.operation.StoredResponse;
  *       "..."}}: the recorded outcome that retries will replay.
  * </ul>
  */
-final class ResolutionJson {
+public final class ResolutionJson {
   private ResolutionJson() {}
 
-  static Resolution parse(byte[] body) {
+  public static Resolution parse(byte[] body) {
     if (body.length == 0 || new String(body, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {
       return new Resolution.Inquiry();
     }

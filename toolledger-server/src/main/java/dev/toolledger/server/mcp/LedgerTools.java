@@ -17,6 +17,8 @@ import dev.toolledger.core.tool.ExternalTool;
 import dev.toolledger.core.tool.ToolDescriptor;
 import dev.toolledger.core.tool.ToolRegistry.RegisteredTool;
 import dev.toolledger.server.mcp.OperationKeys.Resolution;
+import dev.toolledger.server.observe.LogSafety;
+import dev.toolledger.server.observe.RequestIds;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.server.McpAsyncServerExchange;
 import io.modelcontextprotocol.server.McpServerFeatures.AsyncToolSpecification;
@@ -41,6 +43,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 import reactor.core.publisher.Mono;
 
 /**
@@ -77,6 +80,9 @@ final class LedgerTools implements AutoCloseable {
               + "\"completedAt\":{\"type\":[\"string\",\"null\"]},"
               + "\"expiresAt\":{\"type\":[\"string\",\"null\"]},"
               + "\"response\":{\"type\":[\"object\",\"null\"]}}}");
+
+  /** The logging context's key for the transport of an engine call made over MCP. */
+  static final String TRANSPORT_MDC_KEY = "transport";
 
   private static final ParameterSchema GET_OPERATION_SCHEMA =
       ParameterSchema.compile(GET_OPERATION_INPUT);
@@ -164,6 +170,7 @@ final class LedgerTools implements AutoCloseable {
       Function<McpTransportContext, Optional<McpCaller>> callers,
       McpAsyncServerExchange exchange,
       CallToolRequest request) {
+    long started = System.nanoTime();
     String name = tool.descriptor().name();
     Optional<McpCaller> caller = callers.apply(exchange.transportContext());
     if (caller.isEmpty()) {
@@ -172,7 +179,7 @@ final class LedgerTools implements AutoCloseable {
     Resolution resolution =
         OperationKeys.resolve(request.meta(), caller.get().idempotencyKeyHeaders(), unkeyed);
     if (resolution instanceof Resolution.Missing) {
-      rejected(caller.get(), name, ProblemType.MISSING_KEY);
+      rejected(caller.get(), name, ProblemType.MISSING_KEY, started);
       return Mono.just(
           McpResults.problem(
               Problem.of(
@@ -187,13 +194,13 @@ final class LedgerTools implements AutoCloseable {
                       + " every new action")));
     }
     if (resolution instanceof Resolution.Invalid invalid) {
-      rejected(caller.get(), name, ProblemType.INVALID_KEY);
+      rejected(caller.get(), name, ProblemType.INVALID_KEY, started);
       return Mono.just(McpResults.problem(Problem.of(ProblemType.INVALID_KEY, invalid.reason())));
     }
     OperationKey key = ((Resolution.Resolved) resolution).key();
     Invocation invocation =
         Invocation.of(caller.get().principal().tenant(), key, name, arguments(request));
-    return onEngine(name, () -> McpResults.of(engine.execute(invocation), key));
+    return onEngine(name, caller.get(), () -> McpResults.of(engine.execute(invocation), key));
   }
 
   private Mono<CallToolResult> getOperation(
@@ -216,6 +223,7 @@ final class LedgerTools implements AutoCloseable {
     }
     return onEngine(
         McpConventions.GET_OPERATION,
+        caller.get(),
         () ->
             engine
                 .lookup(caller.get().principal().tenant(), key)
@@ -235,10 +243,25 @@ final class LedgerTools implements AutoCloseable {
    * returned {@code Mono} stops the waiting only ({@code suppressCancel}), and the thread belongs
    * to this class, so nothing in the transport can interrupt it.
    */
-  private Mono<CallToolResult> onEngine(String tool, Supplier<CallToolResult> work) {
+  private Mono<CallToolResult> onEngine(
+      String tool, McpCaller caller, Supplier<CallToolResult> work) {
+    // The engine thread logs under the request's correlation id (a new one per call on stdio).
+    String requestId = caller.requestId() != null ? caller.requestId() : RequestIds.newId();
     CompletableFuture<CallToolResult> future;
     try {
-      future = CompletableFuture.supplyAsync(() -> guarded(tool, work), executor);
+      future =
+          CompletableFuture.supplyAsync(
+              () -> {
+                MDC.put(RequestIds.MDC_KEY, requestId);
+                MDC.put(TRANSPORT_MDC_KEY, "mcp");
+                try {
+                  return guarded(tool, work);
+                } finally {
+                  MDC.remove(RequestIds.MDC_KEY);
+                  MDC.remove(TRANSPORT_MDC_KEY);
+                }
+              },
+              executor);
     } catch (RejectedExecutionException e) {
       return Mono.just(
           McpResults.problem(
@@ -257,14 +280,20 @@ final class LedgerTools implements AutoCloseable {
     try {
       return work.get();
     } catch (ToolExecutionException e) {
-      LOG.error("tool {} failed; its transaction was rolled back", e.tool(), e.getCause());
+      LOG.atError()
+          .addKeyValue("error", ProblemType.TOOL_FAILED.slug())
+          .addKeyValue("tool", e.tool())
+          .setCause(LogSafety.withoutMessages(e.getCause()))
+          .log("the tool failed; its transaction was rolled back");
       return McpResults.problem(
           Problem.of(
               ProblemType.TOOL_FAILED,
               "the tool failed and its transaction was rolled back; nothing was recorded, so a"
                   + " call with the same key executes it afresh"));
     } catch (TransientStoreException e) {
-      LOG.warn("the ledger's database is busy: {}", e.getMessage());
+      LOG.atWarn()
+          .addKeyValue("error", ProblemType.STORE_BUSY.slug())
+          .log("the ledger's database is busy: {}", e.getMessage());
       return McpResults.problem(
           Problem.of(
               ProblemType.STORE_BUSY, "the ledger is busy; call again with the same key shortly"),
@@ -272,7 +301,11 @@ final class LedgerTools implements AutoCloseable {
           null,
           Duration.ofSeconds(1));
     } catch (RuntimeException e) {
-      LOG.error("unexpected failure in MCP tool {}", tool, e);
+      LOG.atError()
+          .addKeyValue("error", ProblemType.INTERNAL.slug())
+          .addKeyValue("tool", tool)
+          .setCause(LogSafety.withoutMessages(e))
+          .log("unexpected failure in an MCP tool");
       return McpResults.problem(
           Problem.of(
               ProblemType.INTERNAL,
@@ -293,14 +326,22 @@ final class LedgerTools implements AutoCloseable {
         Problem.of(ProblemType.UNAUTHORIZED, "this request carries no authenticated caller"));
   }
 
-  private static void rejected(McpCaller caller, String tool, ProblemType reason) {
+  /** Logs and counts a call refused before it reached the engine, as the HTTP API does. */
+  private void rejected(McpCaller caller, String tool, ProblemType reason, long startedNanos) {
+    Duration duration = Duration.ofNanos(System.nanoTime() - startedNanos);
     LOG.atInfo()
         .addKeyValue("outcome", "rejected")
-        .addKeyValue("reason", reason.slug())
-        .addKeyValue("tenant", caller.principal().tenant())
+        .addKeyValue("error", reason.slug())
+        .addKeyValue("tenant", caller.principal().tenant().value())
         .addKeyValue("tool", tool)
         .addKeyValue("transport", "mcp")
+        .addKeyValue("ms", duration.toMillis())
         .log("operation");
+    try {
+      engine.listener().onOutcome(caller.principal().tenant(), tool, "rejected", duration);
+    } catch (RuntimeException e) {
+      LOG.warn("an outcome listener threw; ignoring it", e);
+    }
   }
 
   /**

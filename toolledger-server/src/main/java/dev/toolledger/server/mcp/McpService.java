@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.toolledger.core.engine.LedgerEngine;
 import dev.toolledger.server.auth.Principal;
 import dev.toolledger.server.auth.Tokens;
+import dev.toolledger.server.observe.RequestIds;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
@@ -30,6 +31,7 @@ import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * The MCP face of a ToolLedger node: every tool of the engine as an MCP tool, plus {@code
@@ -167,7 +169,10 @@ public final class McpService implements AutoCloseable {
       return McpTransportContext.EMPTY;
     }
     List<String> keys = Collections.list(request.getHeaders(McpConventions.IDEMPOTENCY_KEY_HEADER));
-    return McpTransportContext.create(Map.of(McpCaller.CONTEXT_KEY, new McpCaller(p, keys)));
+    // The transport extracts this on the request's own thread, where the correlation id is set.
+    String requestId = MDC.get(RequestIds.MDC_KEY);
+    return McpTransportContext.create(
+        Map.of(McpCaller.CONTEXT_KEY, new McpCaller(p, keys, requestId)));
   }
 
   private static Optional<McpCaller> callerIn(McpTransportContext context) {

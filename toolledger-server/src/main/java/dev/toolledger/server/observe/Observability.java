@@ -1,0 +1,123 @@
+package dev.toolledger.server.observe;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.toolledger.core.engine.OutcomeListener;
+import dev.toolledger.jdbc.JdbcLedgerStore;
+import dev.toolledger.jdbc.ops.OperationCatalog;
+import io.micrometer.core.instrument.binder.jetty.JettyServerThreadPoolMetrics;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Predicate;
+import org.eclipse.jetty.util.thread.ThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The metrics of one node, in Prometheus format: the ledger's own (requests, effects, latencies,
+ * and gauges read from the database at most every few seconds), the connection pool's, the HTTP
+ * thread pool's and the JVM's. See {@code docs/operations.md} for every name and label.
+ */
+public final class Observability implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Observability.class);
+
+  /** Default age of an {@code IN_PROGRESS} operation that counts as stale: 5 minutes. */
+  public static final Duration DEFAULT_STALE_AFTER = Duration.ofMinutes(5);
+
+  /** How long the gauges read from the database are reused: 5 seconds. */
+  public static final Duration GAUGE_REFRESH = Duration.ofSeconds(5);
+
+  private final PrometheusMeterRegistry registry;
+  private final LedgerMetrics ledger;
+  private final JvmGcMetrics gc;
+  private JettyServerThreadPoolMetrics jetty;
+
+  private Observability(PrometheusMeterRegistry registry, LedgerMetrics ledger, JvmGcMetrics gc) {
+    this.registry = registry;
+    this.ledger = ledger;
+    this.gc = gc;
+  }
+
+  /**
+   * The metrics of a node on {@code store}.
+   *
+   * @param knownTool whether a name is a registered tool's (other names are counted as one label)
+   * @param staleAfter age from which an {@code IN_PROGRESS} operation counts as stale
+   */
+  public static Observability create(
+      JdbcLedgerStore store, Predicate<String> knownTool, Clock clock, Duration staleAfter) {
+    Objects.requireNonNull(store, "store");
+    if (staleAfter.isNegative() || staleAfter.isZero()) {
+      throw new IllegalArgumentException("staleAfter must be positive");
+    }
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    new LedgerGauges(OperationCatalog.of(store), clock, staleAfter, GAUGE_REFRESH, System::nanoTime)
+        .bindTo(registry);
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ClassLoaderMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    new FileDescriptorMetrics().bindTo(registry);
+    JvmGcMetrics gc = new JvmGcMetrics();
+    gc.bindTo(registry);
+    bindPool(store, registry);
+    return new Observability(registry, new LedgerMetrics(registry, knownTool), gc);
+  }
+
+  private static void bindPool(JdbcLedgerStore store, PrometheusMeterRegistry registry) {
+    try {
+      store.dataSource().unwrap(HikariDataSource.class).setMetricRegistry(registry);
+    } catch (SQLException | IllegalStateException e) {
+      // The pool already reports to another registry (a second node started on the same store).
+      LOG.debug("the connection pool's metrics stay where they are: {}", e.getMessage());
+    }
+  }
+
+  /** The listener that counts the engine's outcomes and effects. */
+  public OutcomeListener listener() {
+    return ledger;
+  }
+
+  /** Adds the HTTP server's thread pool (size, busy and idle threads, queued jobs). */
+  public synchronized void bindHttpThreads(ThreadPool threads) {
+    if (jetty == null) {
+      jetty = new JettyServerThreadPoolMetrics(threads, List.of());
+      jetty.bindTo(registry);
+    }
+  }
+
+  /** The registry, for tools' and embedders' own meters. */
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  /** Every meter in the Prometheus text format (version 0.0.4). */
+  public String scrape() {
+    return registry.scrape();
+  }
+
+  @Override
+  public synchronized void close() {
+    gc.close();
+    if (jetty != null) {
+      try {
+        jetty.close();
+      } catch (Exception e) {
+        LOG.debug("the HTTP thread pool's metrics did not close cleanly: {}", e.toString());
+      }
+    }
+    registry.close();
+  }
+}

@@ -1,0 +1,150 @@
+package dev.toolledger.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.toolledger.server.Http.Reply;
+import dev.toolledger.server.auth.OperatorAuthenticator;
+import java.net.URLEncoder;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The console's JSON endpoints over HTTP: only the operator token opens them; they count and list
+ * operations across tenants; a resolution is recorded with the operator as its actor.
+ */
+class ConsoleApiTest {
+  static final String OPERATOR = "operator-secret-for-tests-0123456789";
+
+  @TempDir Path dir;
+  MailTool mail = new MailTool();
+  Cluster cluster;
+  String acme;
+
+  @BeforeEach
+  void start() {
+    cluster =
+        Cluster.sqlite(
+            dir.resolve("ledger.db"),
+            builder -> builder.tool(mail).operators(OperatorAuthenticator.sharedSecret(OPERATOR)));
+    acme = cluster.token("acme");
+  }
+
+  @AfterEach
+  void stop() {
+    cluster.close();
+  }
+
+  static String q(String value) {
+    return URLEncoder.encode(value, StandardCharsets.UTF_8);
+  }
+
+  Reply unknownMail(String key) {
+    mail.next.set(MailTool.Next.SEND_THEN_LOSE_THE_ANSWER);
+    return Http.post(cluster.node(0), "/v1/tools/send-mail", acme, key, "{\"to\":\"a@b.c\"}");
+  }
+
+  @Test
+  void onlyTheOperatorTokenOpensTheApiAndThePageHoldsNoData() {
+    Reply anonymous = Http.get(cluster.node(0), "/console/api/summary", null);
+    Reply tenant = Http.get(cluster.node(0), "/console/api/summary", acme);
+    Reply operator = Http.get(cluster.node(0), "/console/api/summary", OPERATOR);
+    Reply page = Http.get(cluster.node(0), "/console/", null);
+
+    assertThat(anonymous.status()).isEqualTo(401);
+    assertThat(tenant.status()).isEqualTo(401);
+    assertThat(operator.status()).isEqualTo(200);
+    assertThat(page.status()).isEqualTo(200);
+    assertThat(page.header("Content-Security-Policy")).contains("script-src 'self'");
+    assertThat(page.header("X-Content-Type-Options")).isEqualTo("nosniff");
+    assertThat(page.body()).contains("console.js").doesNotContain("acme");
+  }
+
+  @Test
+  void summaryCountsByStateAndToolAndListsWhatNeedsAttention() {
+    Http.createNote(cluster.node(0), acme, "note-1", "{\"title\":\"a\"}");
+    unknownMail("mail-1");
+
+    JsonNode summary = Http.get(cluster.node(0), "/console/api/summary", OPERATOR).json();
+
+    assertThat(summary.at("/attention/unknown").asLong()).isEqualTo(1);
+    assertThat(summary.at("/unknown/0/key").asText()).isEqualTo("mail-1");
+    assertThat(summary.at("/unknown/0/tenant").asText()).isEqualTo("acme");
+    assertThat(summary.get("counts").toString())
+        .contains("{\"state\":\"COMPLETED\",\"tool\":\"create-note\",\"count\":1}")
+        .contains("{\"state\":\"UNKNOWN\",\"tool\":\"send-mail\",\"count\":1}");
+  }
+
+  @Test
+  void searchFindsAKeyInEveryTenant() {
+    String globex = cluster.token("globex");
+    Http.createNote(cluster.node(0), acme, "same-key", "{\"title\":\"a\"}");
+    Http.createNote(cluster.node(0), globex, "same-key", "{\"title\":\"b\"}");
+
+    JsonNode found =
+        Http.get(cluster.node(0), "/console/api/operations?key=same-key", OPERATOR).json();
+    JsonNode one =
+        Http.get(cluster.node(0), "/console/api/operations?key=same-key&tenant=globex", OPERATOR)
+            .json();
+
+    assertThat(found.get("operations")).hasSize(2);
+    assertThat(one.get("operations")).hasSize(1);
+    assertThat(one.at("/operations/0/tenant").asText()).isEqualTo("globex");
+  }
+
+  @Test
+  void resolvingAnUnknownOperationRecordsTheOperatorAndRetriesHearIt() {
+    String key = "mail+/x?1";
+    unknownMail(key);
+
+    Reply resolved =
+        Http.send(
+            HttpRequest.newBuilder(
+                    cluster.node(0).resolve("/console/api/resolve?tenant=acme&key=" + q(key)))
+                .timeout(Duration.ofSeconds(30))
+                .header("Authorization", "Bearer " + OPERATOR)
+                .header("Content-Type", "application/json")
+                .POST(
+                    HttpRequest.BodyPublishers.ofString(
+                        "{\"resolution\":\"NOT_EXECUTED\",\"reason\":\"not in the mail log\"}"))
+                .build());
+    Reply again =
+        Http.send(
+            HttpRequest.newBuilder(
+                    cluster.node(0).resolve("/console/api/resolve?tenant=acme&key=" + q(key)))
+                .header("Authorization", "Bearer " + OPERATOR)
+                .POST(
+                    HttpRequest.BodyPublishers.ofString(
+                        "{\"resolution\":\"NOT_EXECUTED\",\"reason\":\"twice\"}"))
+                .build());
+    Reply retry =
+        Http.post(cluster.node(0), "/v1/tools/send-mail", acme, key, "{\"to\":\"a@b.c\"}");
+
+    assertThat(resolved.status()).as(resolved.body()).isEqualTo(200);
+    assertThat(resolved.json().get("state").asText()).isEqualTo("NOT_EXECUTED");
+    JsonNode history = resolved.json().get("history");
+    JsonNode last = history.get(history.size() - 1);
+    assertThat(last.get("actor").asText()).isEqualTo("operator:shared-secret");
+    assertThat(last.get("cause").asText()).contains("not in the mail log");
+    assertThat(again.status()).isEqualTo(409);
+    assertThat(retry.problemType())
+        .isEqualTo("https://toolledger.dev/problems/operation-not-executed");
+    assertThat(mail.sent).hasSize(1);
+  }
+
+  @Test
+  void aConsoleWithoutOperatorsSaysHowToSetOneUp() throws Exception {
+    try (Cluster bare = Cluster.sqlite(dir.resolve("bare.db"), builder -> builder)) {
+      Reply refused = Http.get(bare.node(0), "/console/api/summary", "anything-at-all-really");
+
+      assertThat(refused.status()).isEqualTo(401);
+      assertThat(refused.json().get("detail").asText()).contains("TOOLLEDGER_OPERATOR_TOKEN");
+    }
+  }
+}
