@@ -58,6 +58,8 @@ public final class BenchReport {
         if (threads == maxThreads) {
           ratio(ratios, store, threads, "http-keyed-create", "keyed-create", 0.7);
         }
+        // No target for MCP: reported so its cost against HTTP is visible.
+        ratio(ratios, store, threads, "mcp-keyed-create", "http-keyed-create", 0);
       }
     }
     return ratios;

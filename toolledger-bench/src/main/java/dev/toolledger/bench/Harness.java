@@ -68,6 +68,11 @@ public final class Harness {
           report.writesPerReplay.put(
               target.name, (target.store.writeTransactions() - before) / 200.0);
           report.results.addAll(results.values());
+          for (Scenario scenario : scenarios) {
+            if (scenario instanceof AutoCloseable closeable) {
+              closeable.close();
+            }
+          }
         }
       }
     }
@@ -133,11 +138,13 @@ public final class Harness {
       worker.start();
     }
     ready.await();
+    scenario.beforeSlice();
     window[0] = System.nanoTime();
     window[1] = window[0] + slice.toNanos();
     go.countDown();
     finished.await();
     long elapsed = System.nanoTime() - window[0];
+    scenario.afterSlice();
     if (into != null) {
       into.operations += operations.get();
       into.failures += failures.get();

@@ -5,6 +5,7 @@ import dev.toolledger.jdbc.Synchronous;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,18 +16,25 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * Does the ledger stay as fast when it holds millions of records? Two ledgers side by side, one
  * filled with a small number of records and one with a large number, measured interleaved:
- * keyed-create and lookup of a random existing key on each.
+ * keyed-create and lookup of a random existing key on each. The large ledger also holds {@code
+ * expired} records past their retention, and a fifth scenario runs keyed-create on it while a
+ * sweeper deletes them beside the writers, in the sweeper's batches, to show that sweeping does not
+ * stall writers.
  */
 public final class ScaleBench {
   /**
    * @param small records in the small ledger (e.g. 10,000)
    * @param large records in the large ledger (e.g. 10,000,000)
+   * @param expired records past their retention, added to the large ledger for the sweeper
+   * @param sweepBatch records the sweeper deletes per transaction
    */
   public record Options(
       Path directory,
       Optional<String> postgresUrl,
       long small,
       long large,
+      long expired,
+      int sweepBatch,
       Duration slice,
       int rounds,
       int threads,
@@ -40,21 +48,39 @@ public final class ScaleBench {
     this.progress = new Harness.Progress(err, options.progress());
   }
 
+  /** What the sweeper did beside the writers, by store. */
+  public final Map<String, SweepStats> sweeps = new LinkedHashMap<>();
+
+  /** The sweeper's work during the measured slices of one store. */
+  public static final class SweepStats {
+    long swept;
+    long batches;
+    long busyNanos;
+    long maxBatchNanos;
+    long measuredNanos;
+    boolean ranOut;
+  }
+
   /** Results by store, then by scenario name ("keyed-create@10000"). */
   public Map<String, Map<String, Measurement>> run() throws Exception {
     Map<String, Map<String, Measurement>> all = new LinkedHashMap<>();
     List<String> stores = new ArrayList<>(List.of("sqlite-full"));
     options.postgresUrl().ifPresent(url -> stores.add("postgresql"));
-    progress.total((long) stores.size() * 4 * (options.rounds() + 1));
+    progress.total((long) stores.size() * 5 * (options.rounds() + 1));
     for (String store : stores) {
       try (Target small = open(store, "small");
           Target large = open(store, "large")) {
         Fill.operations(small.store, options.small(), progress);
         Fill.operations(large.store, options.large(), progress);
+        long yesterday = System.currentTimeMillis() - 24L * 3600 * 1000;
+        Fill.operations(large.store, "expired-", options.expired(), yesterday, progress);
+        SweepStats sweep = new SweepStats();
+        sweeps.put(store, sweep);
         List<Scenario> scenarios =
             List.of(
                 keyedCreate(small, options.small()),
                 keyedCreate(large, options.large()),
+                keyedCreateWhileSweeping(large, options.large(), options.sweepBatch(), sweep),
                 lookup(small, options.small()),
                 lookup(large, options.large()));
         Map<String, Measurement> results = new LinkedHashMap<>();
@@ -103,6 +129,74 @@ public final class ScaleBench {
     return named("keyed-create@" + records, (Operation) create::run);
   }
 
+  /**
+   * keyed-create while a sweeper thread deletes expired records, one batch per transaction through
+   * the store's own write path (the transaction {@code LedgerEngine.sweep} runs), back to back for
+   * the whole slice. Only the slices count in the figures; the warm-up round sweeps too.
+   */
+  private static Scenario keyedCreateWhileSweeping(
+      Target target, long records, int batch, SweepStats stats) {
+    Scenario create = new Scenarios.KeyedCreate(target, target.keys);
+    return new Scenario() {
+      private volatile boolean stop;
+      private Thread sweeper;
+      private long sliceStart;
+
+      @Override
+      public String name() {
+        return "keyed-create+sweep@" + records;
+      }
+
+      @Override
+      public void run(int thread, long sequence) throws Exception {
+        create.run(thread, sequence);
+      }
+
+      @Override
+      public void beforeSlice() {
+        stop = false;
+        sliceStart = System.nanoTime();
+        sweeper =
+            new Thread(
+                () -> {
+                  while (!stop) {
+                    long start = System.nanoTime();
+                    int swept =
+                        target.store.inTransaction(
+                            tx -> tx.sweepExpired(Instant.now(), Duration.ofDays(1), batch));
+                    long took = System.nanoTime() - start;
+                    synchronized (stats) {
+                      if (swept == 0) {
+                        stats.ranOut = true;
+                        return;
+                      }
+                      stats.swept += swept;
+                      stats.batches++;
+                      stats.busyNanos += took;
+                      stats.maxBatchNanos = Math.max(stats.maxBatchNanos, took);
+                    }
+                  }
+                },
+                "bench-sweeper");
+        sweeper.setDaemon(true);
+        sweeper.start();
+      }
+
+      @Override
+      public void afterSlice() {
+        stop = true;
+        try {
+          sweeper.join();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        synchronized (stats) {
+          stats.measuredNanos += System.nanoTime() - sliceStart;
+        }
+      }
+    };
+  }
+
   private static Scenario lookup(Target target, long records) {
     return named(
         "lookup@" + records,
@@ -139,8 +233,8 @@ public final class ScaleBench {
     };
   }
 
-  /** Prints each scenario and the large-to-small ratios. */
-  public static void print(
+  /** Prints each scenario, the large-to-small ratios and what the sweeper did beside writers. */
+  public void print(
       Map<String, Map<String, Measurement>> results, long small, long large, PrintStream out) {
     out.printf("%-14s %-26s %11s %9s %9s%n", "store", "scenario", "ops/s", "p50 ms", "p99 ms");
     for (Map.Entry<String, Map<String, Measurement>> store : results.entrySet()) {
@@ -156,6 +250,28 @@ public final class ScaleBench {
         out.printf(
             "%s %s: %d records are %.2fx slower than %d (target <= 1.2: %s)%n",
             store.getKey(), scenario, large, slowdown, small, slowdown <= 1.2 ? "met" : "NOT MET");
+      }
+      Measurement alone = store.getValue().get("keyed-create@" + large);
+      Measurement swept = store.getValue().get("keyed-create+sweep@" + large);
+      SweepStats stats = sweeps.get(store.getKey());
+      if (alone != null && swept != null && stats != null) {
+        out.printf(
+            "%s sweeper beside writers: %d expired records deleted in %d batches of up to %d"
+                + " (longest batch %.1f ms, sweeper busy %.0f%% of the time%s); keyed-create"
+                + " %.1f ops/s with it, %.1f without (%.2fx), p99 %.3f ms with it, %.3f"
+                + " without%n",
+            store.getKey(),
+            stats.swept,
+            stats.batches,
+            options.sweepBatch(),
+            stats.maxBatchNanos / 1e6,
+            stats.measuredNanos == 0 ? 0.0 : 100.0 * stats.busyNanos / stats.measuredNanos,
+            stats.ranOut ? "; it ran out of expired records, use more --expired" : "",
+            swept.opsPerSec(),
+            alone.opsPerSec(),
+            swept.opsPerSec() / alone.opsPerSec(),
+            swept.p99Ms(),
+            alone.p99Ms());
       }
     }
   }

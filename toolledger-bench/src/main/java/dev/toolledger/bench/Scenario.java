@@ -14,4 +14,10 @@ interface Scenario {
   }
 
   void run(int thread, long sequence) throws Exception;
+
+  /** Called before each slice's workers start: for work that runs beside them. */
+  default void beforeSlice() {}
+
+  /** Called after each slice's workers have finished. */
+  default void afterSlice() {}
 }

@@ -1,11 +1,18 @@
 package dev.toolledger.bench;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.toolledger.core.engine.ExecutionOutcome;
 import dev.toolledger.core.fingerprint.Fingerprinter;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.schema.Validation;
 import dev.toolledger.core.tool.ToolRegistry.RegisteredTool;
+import dev.toolledger.server.mcp.McpConventions;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -14,6 +21,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** The scenarios of a target; see the README's benchmark section for what each measures. */
@@ -33,7 +42,8 @@ final class Scenarios {
         new Replay(target),
         new TwoPhase(target, keys),
         new HttpKeyedCreate(target, http, keys),
-        new HttpReplay(target, http));
+        new HttpReplay(target, http),
+        new McpKeyedCreate(target, keys));
   }
 
   /**
@@ -321,6 +331,79 @@ final class Scenarios {
     public void run(int thread, long sequence) throws Exception {
       String key = target.replayKey((int) ((sequence * 31 + thread) % Target.REPLAY_KEYS));
       expect(post(target, http, key), 201, "true");
+    }
+  }
+
+  /**
+   * create-note through the MCP endpoint (Streamable HTTP) with the official SDK client: one
+   * initialized session per client thread, a new operation key in each call's {@code _meta}.
+   * Sessions open on a thread's first call, which falls in the warm-up round.
+   */
+  static final class McpKeyedCreate implements Scenario, AutoCloseable {
+    private static final Map<String, Object> ARGUMENTS =
+        Json.mapper().convertValue(Json.parse(Target.NOTE), new TypeReference<>() {});
+    private final Target target;
+    private final AtomicLong keys;
+    private final Map<Integer, McpSyncClient> clients = new ConcurrentHashMap<>();
+
+    McpKeyedCreate(Target target, AtomicLong keys) {
+      this.target = target;
+      this.keys = keys;
+    }
+
+    @Override
+    public String name() {
+      return "mcp-keyed-create";
+    }
+
+    @Override
+    public boolean remote() {
+      return true;
+    }
+
+    @Override
+    public void run(int thread, long sequence) {
+      McpSyncClient client = clients.computeIfAbsent(thread, t -> open());
+      CallToolResult result =
+          client.callTool(
+              CallToolRequest.builder("create-note")
+                  .arguments(ARGUMENTS)
+                  .meta(Map.of(McpConventions.OPERATION_KEY, newKey(target, keys)))
+                  .build());
+      Object replayed = result.meta() == null ? null : result.meta().get(McpConventions.REPLAYED);
+      if (Boolean.TRUE.equals(result.isError()) || !Boolean.FALSE.equals(replayed)) {
+        throw new IllegalStateException("MCP call failed or replayed: " + result);
+      }
+    }
+
+    private McpSyncClient open() {
+      URI mcp = target.app.mcpUri().orElseThrow();
+      HttpClientStreamableHttpTransport transport =
+          HttpClientStreamableHttpTransport.builder(mcp.resolve("/").toString())
+              .endpoint(McpConventions.PATH)
+              .addHttpRequestCustomizer(
+                  (request, method, endpoint, body, context) ->
+                      request.header("Authorization", "Bearer " + target.token))
+              .build();
+      McpSyncClient client =
+          McpClient.sync(transport)
+              .requestTimeout(Duration.ofSeconds(30))
+              .initializationTimeout(Duration.ofSeconds(30))
+              .build();
+      client.initialize();
+      return client;
+    }
+
+    @Override
+    public void close() {
+      for (McpSyncClient client : clients.values()) {
+        try {
+          client.closeGracefully();
+        } catch (RuntimeException e) {
+          // The node is shutting down anyway; nothing was measured here.
+        }
+      }
+      clients.clear();
     }
   }
 

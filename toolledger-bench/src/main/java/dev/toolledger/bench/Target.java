@@ -57,7 +57,9 @@ final class Target implements AutoCloseable {
     this.runId = randomHex(4);
     this.app =
         ToolLedgerApp.builder(store)
-            .engineConfig(EngineConfig.builder().nodeId("bench").build())
+            // One tenant drives every scenario: the per-tenant rate of new operations would be
+            // the thing measured.
+            .engineConfig(EngineConfig.builder().nodeId("bench").unlimitedNewOperations().build())
             .serverConfig(ServerConfig.builder().port(0).shutdownGrace(Duration.ZERO).build())
             .relayEnabled(false)
             .recoveryInterval(Duration.ZERO)

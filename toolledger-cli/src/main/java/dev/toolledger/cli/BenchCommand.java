@@ -138,8 +138,10 @@ final class BenchCommand implements Callable<Integer> {
       name = "scale",
       mixinStandardHelpOptions = true,
       description =
-          "Fill one ledger with --small records and another with --large, then measure"
-              + " keyed-create and lookup on both, interleaved. Needs disk: about 300 bytes a record.")
+          "Fill one ledger with --small records and another with --large (plus --expired past"
+              + " their retention), then measure keyed-create and lookup on both, interleaved, and"
+              + " keyed-create on the large one while a sweeper deletes the expired records."
+              + " Needs disk: about 300 bytes a record.")
   static final class Scale implements Callable<Integer> {
     @Option(names = "--db", paramLabel = "PATH|JDBC-URL", description = "As for bench.")
     List<String> dbs = new ArrayList<>();
@@ -152,6 +154,20 @@ final class BenchCommand implements Callable<Integer> {
         defaultValue = "10000000",
         description = "Default: ${DEFAULT-VALUE}.")
     long large;
+
+    @Option(
+        names = "--expired",
+        defaultValue = "2000000",
+        description =
+            "Records past their retention added to the large ledger, for the sweeper to delete"
+                + " beside the writers (default: ${DEFAULT-VALUE}).")
+    long expired;
+
+    @Option(
+        names = "--sweep-batch",
+        defaultValue = "500",
+        description = "Records the sweeper deletes per transaction (default: ${DEFAULT-VALUE}).")
+    int sweepBatch;
 
     @Option(
         names = "--seconds",
@@ -167,20 +183,22 @@ final class BenchCommand implements Callable<Integer> {
       ((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).setLevel(Level.WARN);
       Path directory = temporaryDirectoryOr(dbs);
       int rounds = 5;
-      var results =
+      var bench =
           new dev.toolledger.bench.ScaleBench(
-                  new dev.toolledger.bench.ScaleBench.Options(
-                      directory,
-                      postgres(dbs),
-                      small,
-                      large,
-                      Duration.ofMillis(Math.max(100, seconds * 1000L / rounds)),
-                      rounds,
-                      threads,
-                      true),
-                  System.err)
-              .run();
-      dev.toolledger.bench.ScaleBench.print(results, small, large, System.out);
+              new dev.toolledger.bench.ScaleBench.Options(
+                  directory,
+                  postgres(dbs),
+                  small,
+                  large,
+                  expired,
+                  sweepBatch,
+                  Duration.ofMillis(Math.max(100, seconds * 1000L / rounds)),
+                  rounds,
+                  threads,
+                  true),
+              System.err);
+      var results = bench.run();
+      bench.print(results, small, large, System.out);
       System.out.println("(ledger files are in " + directory + "; delete them when done)");
       return 0;
     }

@@ -34,6 +34,8 @@ import picocli.CommandLine.Option;
     })
 final class McpCommand implements Callable<Integer> {
   @Mixin DatabaseOptions database;
+  @Mixin RetentionOptions retention;
+  @Mixin LimitOptions limits;
 
   @Mixin LoggingOptions logging;
 
@@ -105,7 +107,9 @@ final class McpCommand implements Callable<Integer> {
     try {
       server =
           ToolLedgerApp.builder(store)
-              .engineConfig(EngineConfig.builder().maxWait(maxWait).build())
+              .engineConfig(
+                  limits.apply(retention.apply(EngineConfig.builder().maxWait(maxWait))).build())
+              .sweepInterval(retention.sweepInterval)
               .notes(notes())
               .relayEnabled(relay)
               .mcp(mcp.build())

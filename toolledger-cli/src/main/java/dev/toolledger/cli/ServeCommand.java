@@ -27,6 +27,8 @@ import picocli.CommandLine.Option;
             + " stopped (SIGTERM or Ctrl-C stop it cleanly).")
 final class ServeCommand implements Callable<Integer> {
   @Mixin DatabaseOptions database;
+  @Mixin RetentionOptions retention;
+  @Mixin LimitOptions limits;
 
   @Mixin LoggingOptions logging;
 
@@ -150,7 +152,9 @@ final class ServeCommand implements Callable<Integer> {
                       .port(port)
                       .maxRequestBytes(maxRequestBytes)
                       .build())
-              .engineConfig(EngineConfig.builder().maxWait(maxWait).build())
+              .engineConfig(
+                  limits.apply(retention.apply(EngineConfig.builder().maxWait(maxWait))).build())
+              .sweepInterval(retention.sweepInterval)
               .notes(notes())
               .relayEnabled(relay)
               .tokenCacheTtl(tokenCache)

@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
       OpsCommand.class,
       BackupCommand.class,
       RestoreCommand.class,
+      SweepCommand.class,
       AttachmentsCommand.class,
       DemoCommand.class,
       BenchCommand.class

@@ -387,6 +387,13 @@ class LogsKeepSecretsOutIT {
                 "create",
                 "--tenant",
                 "acme",
+                // Every scope, so that each endpoint below runs far enough to log.
+                "--scope",
+                "tools:*",
+                "--scope",
+                "read",
+                "--scope",
+                "resolve",
                 "--db",
                 db.toString())
             .redirectError(err.toFile())

@@ -43,11 +43,12 @@ import java.util.regex.Pattern;
  *       outcome: {@link Outcome.Completed}, final, whatever its status.
  *   <li>A tool error carries the HTTP API's problem document, so its type and status decide, as
  *       over HTTP: {@code operation-in-progress}, {@code 408}, {@code 429} and every {@code 5xx}
- *       ({@code ledger-busy}, {@code tool-unavailable}, {@code tool-failed}, {@code
- *       internal-error}) are retried (with {@code dev.toolledger/retry-after-seconds}); {@code
- *       outcome-unknown} and {@code operation-expired} are {@link Outcome.Unknown}; everything else
- *       ({@code operation-not-executed}, {@code idempotency-key-reused}, {@code
- *       invalid-parameters}, ...) is {@link Outcome.Rejected}.
+ *       but {@code response-too-large} ({@code ledger-busy}, {@code tool-unavailable}, {@code
+ *       tool-failed}, {@code internal-error}) are retried (with {@code
+ *       dev.toolledger/retry-after-seconds}); {@code outcome-unknown} and {@code operation-expired}
+ *       are {@link Outcome.Unknown}; everything else ({@code operation-not-executed}, {@code
+ *       response-too-large}, {@code idempotency-key-reused}, {@code invalid-parameters}, ...) is
+ *       {@link Outcome.Rejected}.
  *   <li>A result that is neither (no {@code replayed}, no ToolLedger problem) is not a ToolLedger
  *       outcome: {@link Outcome.Unknown}, like a 2xx without {@code Idempotent-Replayed} over HTTP.
  * </ul>
@@ -119,6 +120,8 @@ final class McpAnswers {
                   "the server holds this operation's outcome as unknown and will not execute it"
                       + " again; resolve it with an operator"));
         case NOT_EXECUTED:
+        case RESPONSE_TOO_LARGE:
+          // Too large: nothing was recorded and the same call would fail the same way.
           return AttemptResult.done(new Outcome.Rejected(key, problem));
         case EXPIRED:
           return AttemptResult.done(

@@ -79,6 +79,7 @@ class ClassificationParityTest {
     EXPECTED.put(ProblemType.KEY_REUSED, Kind.REJECTED);
     EXPECTED.put(ProblemType.RATE_LIMITED, Kind.RETRY);
     EXPECTED.put(ProblemType.TOOL_FAILED, Kind.RETRY);
+    EXPECTED.put(ProblemType.RESPONSE_TOO_LARGE, Kind.REJECTED);
     EXPECTED.put(ProblemType.TOOL_UNAVAILABLE, Kind.RETRY);
     EXPECTED.put(ProblemType.INTERNAL, Kind.RETRY);
     EXPECTED.put(ProblemType.STORE_BUSY, Kind.RETRY);

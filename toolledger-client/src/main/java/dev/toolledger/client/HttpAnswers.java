@@ -33,8 +33,9 @@ import java.util.function.Function;
  *   <li>{@link Outcome.Unknown}, not retried: {@code 409 outcome-unknown} (the server will not
  *       execute the key again and does not know its effect), {@code 410 operation-expired}, and a
  *       2xx without the header (not a ToolLedger outcome, so nothing is known).
- *   <li>{@link Outcome.Rejected}: {@code 409 operation-not-executed} and every other 3xx/4xx (400,
- *       401, 403, 404, 405, 413, 415, 422, ...).
+ *   <li>{@link Outcome.Rejected}: {@code 409 operation-not-executed}, {@code 500
+ *       response-too-large} (the tool's answer is too large to record: the same request fails the
+ *       same way) and every other 3xx/4xx (400, 401, 403, 404, 405, 413, 415, 422, ...).
  * </ul>
  */
 final class HttpAnswers {
@@ -68,6 +69,7 @@ final class HttpAnswers {
                   "the server holds this operation's outcome as unknown and will not execute it"
                       + " again; resolve it with an operator"));
         case NOT_EXECUTED:
+        case RESPONSE_TOO_LARGE:
           return AttemptResult.done(new Outcome.Rejected(key, problem));
         case EXPIRED:
           return AttemptResult.done(

@@ -70,7 +70,8 @@ class HttpAnswersTest {
           ProblemType.PAYLOAD_TOO_LARGE,
           ProblemType.UNSUPPORTED_MEDIA_TYPE,
           ProblemType.KEY_REUSED,
-          ProblemType.NOT_EXECUTED
+          ProblemType.NOT_EXECUTED,
+          ProblemType.RESPONSE_TOO_LARGE
         }) {
       AttemptResult<Outcome> result = tool(type.status(), problem(type));
 

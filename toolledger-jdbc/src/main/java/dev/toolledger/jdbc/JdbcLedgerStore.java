@@ -2,6 +2,7 @@ package dev.toolledger.jdbc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.toolledger.core.auth.Scopes;
 import dev.toolledger.core.auth.TokenRecord;
 import dev.toolledger.core.auth.TokenStore;
 import dev.toolledger.core.fingerprint.Fingerprint;
@@ -10,6 +11,7 @@ import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationIntent;
 import dev.toolledger.core.operation.OperationRecord;
+import dev.toolledger.core.operation.Tombstone;
 import dev.toolledger.core.outbox.OutboxEvent;
 import dev.toolledger.core.outbox.OutboxState;
 import dev.toolledger.core.outbox.OutboxStore;
@@ -226,6 +228,15 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
       return OperationRows.select(connection, dialect.statements(), tenant, key);
     } catch (SQLException e) {
       throw translate(e, "reading an operation");
+    }
+  }
+
+  @Override
+  public Optional<Tombstone> findTombstone(TenantId tenant, OperationKey key) {
+    try (Connection connection = dataSource.getConnection()) {
+      return RetentionRows.select(connection, dialect.statements(), tenant, key);
+    } catch (SQLException e) {
+      throw translate(e, "reading a tombstone");
     }
   }
 
@@ -586,10 +597,10 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
               tx.connection()
                   .prepareStatement(
                       "INSERT INTO tl_tokens (id, secret_hash, tenant, label, created_at,"
-                          + " revoked_at) VALUES (?, ?, ?, ?, ?, ?)")) {
+                          + " revoked_at, scopes) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
             ps.setString(1, token.id());
             ps.setString(2, token.secretHash());
-            ps.setString(3, token.tenant().value());
+            ps.setString(3, token.tenant().map(TenantId::value).orElse(LedgerSchema.NO_TENANT));
             ps.setString(4, token.label());
             ps.setLong(5, token.createdAt().toEpochMilli());
             if (token.revokedAt().isPresent()) {
@@ -597,6 +608,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
             } else {
               ps.setNull(6, Types.BIGINT);
             }
+            ps.setString(7, token.scopes().toString());
             ps.executeUpdate();
           }
           return null;
@@ -608,7 +620,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
     try (Connection connection = dataSource.getConnection();
         PreparedStatement ps =
             connection.prepareStatement(
-                "SELECT id, secret_hash, tenant, label, created_at, revoked_at FROM tl_tokens"
+                "SELECT id, secret_hash, tenant, label, created_at, revoked_at, scopes FROM tl_tokens"
                     + " WHERE secret_hash = ?")) {
       ps.setString(1, secretHash);
       try (ResultSet rs = ps.executeQuery()) {
@@ -624,7 +636,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
     try (Connection connection = dataSource.getConnection();
         PreparedStatement ps =
             connection.prepareStatement(
-                "SELECT id, secret_hash, tenant, label, created_at, revoked_at FROM tl_tokens"
+                "SELECT id, secret_hash, tenant, label, created_at, revoked_at, scopes FROM tl_tokens"
                     + " ORDER BY created_at, id");
         ResultSet rs = ps.executeQuery()) {
       List<TokenRecord> tokens = new ArrayList<>();
@@ -653,10 +665,13 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
   }
 
   private static TokenRecord readToken(ResultSet rs) throws SQLException {
+    String stored = rs.getString("scopes");
+    Scopes scopes = Scopes.parse(stored == null ? LedgerSchema.TOKENS_BEFORE_SCOPES : stored);
     return new TokenRecord(
         rs.getString("id"),
         rs.getString("secret_hash"),
-        TenantId.of(rs.getString("tenant")),
+        scopes.isOperator() ? Optional.empty() : Optional.of(TenantId.of(rs.getString("tenant"))),
+        scopes,
         rs.getString("label"),
         Instant.ofEpochMilli(rs.getLong("created_at")),
         OperationRows.instant(rs, "revoked_at"));

@@ -6,6 +6,7 @@ import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationRecord;
 import dev.toolledger.core.operation.OperationState;
 import dev.toolledger.core.operation.StoredResponse;
+import dev.toolledger.core.operation.Tombstone;
 import dev.toolledger.core.outbox.Outbox;
 import dev.toolledger.core.store.ClaimResult;
 import dev.toolledger.core.store.LeaseClaim;
@@ -13,6 +14,7 @@ import dev.toolledger.core.store.LedgerTransaction;
 import dev.toolledger.core.store.NewOperation;
 import dev.toolledger.core.store.SqlDialect;
 import dev.toolledger.core.store.StoreException;
+import dev.toolledger.core.store.TransientStoreException;
 import dev.toolledger.jdbc.internal.GuardedConnection;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -71,11 +73,21 @@ final class JdbcTransaction implements LedgerTransaction {
   }
 
   @Override
+  public Optional<Tombstone> findTombstone(TenantId tenant, OperationKey key) {
+    try {
+      return RetentionRows.select(connection, dialect.statements(), tenant, key);
+    } catch (SQLException e) {
+      throw new JdbcLedgerStore.WrappedSqlException(e);
+    }
+  }
+
+  @Override
   public ClaimResult claim(NewOperation operation, Duration maxWait) {
     if (dialect.serializesWriters()) {
       // This transaction holds the database's only write lock (BEGIN IMMEDIATE): nobody can insert
-      // the key before this transaction ends, so reading it is a claim. The record is written once,
-      // complete; the primary key still guards that insert.
+      // the key (or sweep it) before this transaction ends, so reading it is a claim. The record is
+      // written once, complete; the primary key still guards that insert. The tombstone is read
+      // only when the key has no record: an in-process index probe, not a round trip.
       try {
         Optional<OperationRecord> existing =
             OperationRows.select(
@@ -83,17 +95,25 @@ final class JdbcTransaction implements LedgerTransaction {
         if (existing.isPresent()) {
           return new ClaimResult.Existing(existing.get());
         }
+        Optional<Tombstone> tombstone =
+            RetentionRows.select(
+                connection, dialect.statements(), operation.tenant(), operation.key());
+        if (tombstone.isPresent() && tombstone.get().isLiveAt(operation.createdAt())) {
+          return new ClaimResult.Expired(tombstone.get());
+        }
       } catch (SQLException e) {
         throw new JdbcLedgerStore.WrappedSqlException(e);
       }
       reserved = operation;
       return new ClaimResult.Claimed(1);
     }
+    // The tombstone check is part of the claim's own statement: no extra round trip for a new key.
     return insertClaim(
         operation,
         maxWait,
         "INSERT INTO tl_operations (tenant, op_key, tool, tool_version, fingerprint, state,"
-            + " created_at) VALUES (?, ?, ?, ?, ?, 'IN_PROGRESS', ?)"
+            + " created_at) SELECT ?, ?, ?, ?, ?, 'IN_PROGRESS', ? WHERE "
+            + RetentionRows.NO_LIVE_TOMBSTONE
             + " ON CONFLICT (tenant, op_key) DO NOTHING",
         null);
   }
@@ -105,9 +125,11 @@ final class JdbcTransaction implements LedgerTransaction {
         maxWait,
         "INSERT INTO tl_operations (tenant, op_key, tool, tool_version, fingerprint, state,"
             + " created_at, owner, lease_until, fence, parameters)"
-            + " VALUES (?, ?, ?, ?, ?, 'IN_PROGRESS', ?, ?, "
+            + " SELECT ?, ?, ?, ?, ?, 'IN_PROGRESS', ?, ?, "
             + dialect.nowMillis()
-            + " + ?, 1, ?) ON CONFLICT (tenant, op_key) DO NOTHING",
+            + " + ?, 1, ? WHERE "
+            + RetentionRows.NO_LIVE_TOMBSTONE
+            + " ON CONFLICT (tenant, op_key) DO NOTHING",
         lease);
   }
 
@@ -123,11 +145,15 @@ final class JdbcTransaction implements LedgerTransaction {
         ps.setString(4, operation.intent().toolVersion());
         ps.setString(5, operation.intent().fingerprint().hex());
         ps.setLong(6, operation.createdAt().toEpochMilli());
+        int next = 7;
         if (lease != null) {
-          ps.setString(7, lease.owner());
-          ps.setLong(8, lease.lease().toMillis());
-          ps.setString(9, lease.parameters());
+          ps.setString(next++, lease.owner());
+          ps.setLong(next++, lease.lease().toMillis());
+          ps.setString(next++, lease.parameters());
         }
+        ps.setString(next++, operation.tenant().value());
+        ps.setString(next++, operation.key().value());
+        ps.setLong(next, operation.createdAt().toEpochMilli());
         inserted = ps.executeUpdate();
       } catch (SQLException e) {
         if (dialect.isClaimWaitExceeded(e)) {
@@ -145,15 +171,25 @@ final class JdbcTransaction implements LedgerTransaction {
         // connection dropped during COMMIT): it is still ours, untouched.
         return new ClaimResult.Claimed(1);
       }
-      OperationRecord existing =
+      // Nothing inserted: the key has a record, or a live tombstone. Each statement at READ
+      // COMMITTED reads what was committed before it started, so this sees the record the claim
+      // conflicted with (or the tombstone of a sweep that removed it meanwhile).
+      Optional<OperationRecord> existing =
           OperationRows.select(
-                  connection, dialect.statements(), operation.tenant(), operation.key())
-              .orElseThrow(
-                  () ->
-                      new StoreException(
-                          "the claim conflicted but no operation row is visible; the"
-                              + " isolation level must be READ COMMITTED or stronger"));
-      return new ClaimResult.Existing(existing);
+              connection, dialect.statements(), operation.tenant(), operation.key());
+      if (existing.isPresent()) {
+        return new ClaimResult.Existing(existing.get());
+      }
+      Optional<Tombstone> tombstone =
+          RetentionRows.select(
+              connection, dialect.statements(), operation.tenant(), operation.key());
+      if (tombstone.isPresent() && tombstone.get().isLiveAt(operation.createdAt())) {
+        return new ClaimResult.Expired(tombstone.get());
+      }
+      // The record the claim met was swept (its tombstone window is over) in between: the key is
+      // free; claim it again from the start.
+      throw new TransientStoreException(
+          "the key's record was swept while it was being claimed", null);
     } catch (SQLException e) {
       throw new JdbcLedgerStore.WrappedSqlException(e);
     }
@@ -315,17 +351,51 @@ final class JdbcTransaction implements LedgerTransaction {
 
   @Override
   public boolean fenceUnseen(TenantId tenant, OperationKey key, Instant at, Instant expiresAt) {
-    return update(
-        "INSERT INTO tl_operations (tenant, op_key, state, created_at, completed_at, expires_at,"
-            + " fence) VALUES (?, ?, 'NOT_EXECUTED', ?, ?, ?, 0)"
-            + " ON CONFLICT (tenant, op_key) DO NOTHING",
-        ps -> {
-          ps.setString(1, tenant.value());
-          ps.setString(2, key.value());
-          ps.setLong(3, at.toEpochMilli());
-          ps.setLong(4, at.toEpochMilli());
-          ps.setLong(5, expiresAt.toEpochMilli());
-        });
+    boolean fenced =
+        update(
+            "INSERT INTO tl_operations (tenant, op_key, state, created_at, completed_at,"
+                + " expires_at, fence) SELECT ?, ?, 'NOT_EXECUTED', ?, ?, ?, 0 WHERE "
+                + RetentionRows.NO_LIVE_TOMBSTONE
+                + " ON CONFLICT (tenant, op_key) DO NOTHING",
+            ps -> {
+              ps.setString(1, tenant.value());
+              ps.setString(2, key.value());
+              ps.setLong(3, at.toEpochMilli());
+              ps.setLong(4, at.toEpochMilli());
+              ps.setLong(5, expiresAt.toEpochMilli());
+              ps.setString(6, tenant.value());
+              ps.setString(7, key.value());
+              ps.setLong(8, at.toEpochMilli());
+            });
+    if (fenced && !dialect.serializesWriters()) {
+      // Unlike a request, an inquiry does not read the key first. If a sweep removed the key's
+      // record while this insert waited for it, the insert's snapshot missed the sweep's
+      // tombstone: look again with a fresh one and leave the key to the tombstone.
+      Optional<Tombstone> tombstone = findTombstone(tenant, key);
+      if (tombstone.isPresent() && tombstone.get().isLiveAt(at)) {
+        rollbackOnly = true;
+        return false;
+      }
+    }
+    return fenced;
+  }
+
+  @Override
+  public int sweepExpired(Instant now, Duration tombstoneWindow, int limit) {
+    try {
+      return RetentionRows.sweepExpired(connection, dialect, now, tombstoneWindow, limit);
+    } catch (SQLException e) {
+      throw new JdbcLedgerStore.WrappedSqlException(e);
+    }
+  }
+
+  @Override
+  public int pruneTombstones(Instant now, int limit) {
+    try {
+      return RetentionRows.pruneTombstones(connection, dialect, now, limit);
+    } catch (SQLException e) {
+      throw new JdbcLedgerStore.WrappedSqlException(e);
+    }
   }
 
   @Override

@@ -64,15 +64,43 @@ final class LedgerSchema {
                 + " claimed_until BIGINT)",
             "CREATE INDEX tl_outbox_due ON tl_outbox (next_attempt_at) WHERE state = 'PENDING'",
             "CREATE INDEX tl_outbox_by_state ON tl_outbox (state, created_at)"),
+        Migration.portable(
+            4,
+            "retention: tombstones of swept operations",
+            "CREATE TABLE tl_tombstones ("
+                + " tenant TEXT NOT NULL,"
+                + " op_key TEXT NOT NULL,"
+                + " tool TEXT,"
+                + " fingerprint TEXT,"
+                + " expired_at BIGINT NOT NULL,"
+                + " tombstone_until BIGINT NOT NULL,"
+                + " PRIMARY KEY (tenant, op_key))",
+            "CREATE INDEX tl_tombstones_until ON tl_tombstones (tombstone_until)",
+            // Only final operations have an expiry; IN_PROGRESS and UNKNOWN stay out of the index.
+            "CREATE INDEX tl_operations_expiry ON tl_operations (expires_at)"
+                + " WHERE expires_at IS NOT NULL",
+            "CREATE INDEX tl_outbox_by_operation ON tl_outbox (tenant, op_key)"),
+        Migration.portable(
+            5,
+            "token scopes",
+            "ALTER TABLE tl_tokens ADD COLUMN scopes TEXT",
+            // Tokens issued before scopes existed keep everything a tenant token could do.
+            "UPDATE tl_tokens SET scopes = '" + TOKENS_BEFORE_SCOPES + "' WHERE scopes IS NULL"),
         // Operators and metrics count and list UNKNOWN operations every few seconds; they are few
         // and never swept, so a partial index makes that a read of a handful of entries. (The
         // IN_PROGRESS ones already have tl_operations_leases, whose condition is the same.)
         Migration.portable(
-            4,
+            6,
             "index of UNKNOWN operations for operators",
             "CREATE INDEX tl_operations_unknown ON tl_operations (created_at)"
                 + " WHERE state = 'UNKNOWN'"));
   }
+
+  /** The scopes of tokens issued before scopes existed; also what a NULL scopes column reads as. */
+  static final String TOKENS_BEFORE_SCOPES = "read resolve tools:*";
+
+  /** What the tenant column holds for an operator token, which acts for no tenant. */
+  static final String NO_TENANT = "*";
 
   private static java.util.List<String> leasesAndHistory(String serialPrimaryKey) {
     return java.util.List.of(

@@ -4,6 +4,7 @@ import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationRecord;
+import dev.toolledger.core.operation.Tombstone;
 import dev.toolledger.core.store.ExpiredClaim;
 import dev.toolledger.core.store.LedgerStore;
 import dev.toolledger.core.store.SqlDialect;
@@ -41,6 +42,11 @@ class InterleavingStore implements LedgerStore {
       interleaved.run();
     }
     return store.find(tenant, key);
+  }
+
+  @Override
+  public Optional<Tombstone> findTombstone(TenantId tenant, OperationKey key) {
+    return store.findTombstone(tenant, key);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.toolledger.server;
 
 import dev.toolledger.core.engine.EngineConfig;
+import dev.toolledger.core.engine.ExpirySweeper;
 import dev.toolledger.core.engine.LedgerEngine;
 import dev.toolledger.core.engine.OutcomeListener;
 import dev.toolledger.core.engine.RecoveryWorker;
@@ -53,6 +54,7 @@ public final class ToolLedgerApp implements AutoCloseable {
   private final ToolLedgerServer server;
   private final Optional<OutboxRelay> relay;
   private final Optional<RecoveryWorker> recovery;
+  private final Optional<ExpirySweeper> sweeper;
   private final Observability observability;
 
   private ToolLedgerApp(
@@ -62,6 +64,7 @@ public final class ToolLedgerApp implements AutoCloseable {
       ToolLedgerServer server,
       Optional<OutboxRelay> relay,
       Optional<RecoveryWorker> recovery,
+      Optional<ExpirySweeper> sweeper,
       Observability observability) {
     this.store = store;
     this.engine = engine;
@@ -69,6 +72,7 @@ public final class ToolLedgerApp implements AutoCloseable {
     this.server = server;
     this.relay = relay;
     this.recovery = recovery;
+    this.sweeper = sweeper;
     this.observability = observability;
   }
 
@@ -113,6 +117,7 @@ public final class ToolLedgerApp implements AutoCloseable {
     server.close();
     relay.ifPresent(OutboxRelay::close);
     recovery.ifPresent(RecoveryWorker::close);
+    sweeper.ifPresent(ExpirySweeper::close);
     observability.close();
   }
 
@@ -130,6 +135,8 @@ public final class ToolLedgerApp implements AutoCloseable {
     private Duration tokenCacheTtl = Tokens.DEFAULT_CACHE_TTL;
     private UnaryOperator<OutboxRelay.Builder> relayOptions = UnaryOperator.identity();
     private Duration recoveryInterval = RecoveryWorker.DEFAULT_INTERVAL;
+    private Duration sweepInterval = ExpirySweeper.DEFAULT_INTERVAL;
+    private int sweepBatchSize = ExpirySweeper.DEFAULT_BATCH_SIZE;
     private OperatorAuthenticator operators = OperatorAuthenticator.none();
     private MetricsAccess metricsAccess = MetricsAccess.LOOPBACK;
     private Duration staleAfter = Observability.DEFAULT_STALE_AFTER;
@@ -209,6 +216,27 @@ public final class ToolLedgerApp implements AutoCloseable {
     }
 
     /**
+     * Pause between passes of the sweeper that deletes expired records (leaving tombstones); zero
+     * turns sweeping off on this node. Default 1 minute.
+     */
+    public Builder sweepInterval(Duration sweepInterval) {
+      if (sweepInterval == null || sweepInterval.isNegative()) {
+        throw new IllegalArgumentException("sweepInterval must be zero or positive");
+      }
+      this.sweepInterval = sweepInterval;
+      return this;
+    }
+
+    /** Expired records (or tombstones) the sweeper deletes per transaction. Default 500. */
+    public Builder sweepBatchSize(int sweepBatchSize) {
+      if (sweepBatchSize < 1) {
+        throw new IllegalArgumentException("sweepBatchSize must be at least 1");
+      }
+      this.sweepBatchSize = sweepBatchSize;
+      return this;
+    }
+
+    /**
      * The MCP endpoint's settings; {@link McpOptions#disabled()} turns it off. Default: served at
      * {@value McpConventions#PATH}, every write tool requiring an operation key.
      */
@@ -218,8 +246,9 @@ public final class ToolLedgerApp implements AutoCloseable {
     }
 
     /**
-     * Who may operate this node: use the console and read metrics where they ask for the operator
-     * token. Default: nobody ({@link OperatorAuthenticator#none()}).
+     * Who else may operate this node (use the console, read metrics where they ask for a token)
+     * besides holders of an operator-scoped token from the token store, who always may. Default:
+     * nobody else ({@link OperatorAuthenticator#none()}).
      */
     public Builder operators(OperatorAuthenticator operators) {
       this.operators = Objects.requireNonNull(operators, "operators");
@@ -259,7 +288,13 @@ public final class ToolLedgerApp implements AutoCloseable {
                 .readEndpoint(new NotesEndpoint(store.dataSource()))
                 .health(new DatabaseHealthCheck(store.dataSource()))
                 .mcp(mcp)
-                .mount(context -> mountOperations(context, observability, engine))
+                .mount(
+                    context ->
+                        mountOperations(
+                            context,
+                            observability,
+                            engine,
+                            operators.or(OperatorAuthenticator.tokens(tokens))))
                 .start();
       } catch (RuntimeException e) {
         observability.close();
@@ -267,11 +302,14 @@ public final class ToolLedgerApp implements AutoCloseable {
       }
       observability.bindHttpThreads(server.threadPool());
       return new ToolLedgerApp(
-          store, engine, tokens, server, relay(), recovery(engine), observability);
+          store, engine, tokens, server, relay(), recovery(engine), sweeper(engine), observability);
     }
 
     private void mountOperations(
-        ServletContextHandler context, Observability observability, LedgerEngine engine) {
+        ServletContextHandler context,
+        Observability observability,
+        LedgerEngine engine,
+        OperatorAuthenticator operators) {
       if (metricsAccess != MetricsAccess.OFF) {
         context.addServlet(
             new ServletHolder(
@@ -301,7 +339,7 @@ public final class ToolLedgerApp implements AutoCloseable {
       LedgerEngine engine = engine(tools(), OutcomeListener.NONE);
       McpStdio mcpStdio =
           McpService.create(engine, mcp).serveStdio(new Principal(tenant, "stdio"), in, out);
-      return new ToolLedgerStdio(mcpStdio, relay(), recovery(engine));
+      return new ToolLedgerStdio(mcpStdio, relay(), recovery(engine), sweeper(engine));
     }
 
     private Optional<OutboxRelay> relay() {
@@ -320,6 +358,12 @@ public final class ToolLedgerApp implements AutoCloseable {
       return recoveryInterval.isZero()
           ? Optional.empty()
           : Optional.of(RecoveryWorker.start(engine, recoveryInterval, 100));
+    }
+
+    private Optional<ExpirySweeper> sweeper(LedgerEngine engine) {
+      return sweepInterval.isZero()
+          ? Optional.empty()
+          : Optional.of(ExpirySweeper.start(engine, sweepInterval, sweepBatchSize));
     }
 
     private ToolRegistry tools() {

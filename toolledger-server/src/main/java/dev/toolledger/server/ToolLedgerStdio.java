@@ -1,5 +1,6 @@
 package dev.toolledger.server;
 
+import dev.toolledger.core.engine.ExpirySweeper;
 import dev.toolledger.core.engine.RecoveryWorker;
 import dev.toolledger.core.outbox.OutboxRelay;
 import dev.toolledger.server.mcp.McpStdio;
@@ -14,12 +15,18 @@ public final class ToolLedgerStdio implements AutoCloseable {
   private final McpStdio mcp;
   private final Optional<OutboxRelay> relay;
   private final Optional<RecoveryWorker> recovery;
+  private final Optional<ExpirySweeper> sweeper;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  ToolLedgerStdio(McpStdio mcp, Optional<OutboxRelay> relay, Optional<RecoveryWorker> recovery) {
+  ToolLedgerStdio(
+      McpStdio mcp,
+      Optional<OutboxRelay> relay,
+      Optional<RecoveryWorker> recovery,
+      Optional<ExpirySweeper> sweeper) {
     this.mcp = mcp;
     this.relay = relay;
     this.recovery = recovery;
+    this.sweeper = sweeper;
   }
 
   /** Blocks until the client closes the input stream (or reading it fails). */
@@ -37,6 +44,7 @@ public final class ToolLedgerStdio implements AutoCloseable {
       mcp.close();
       relay.ifPresent(OutboxRelay::close);
       recovery.ifPresent(RecoveryWorker::close);
+      sweeper.ifPresent(ExpirySweeper::close);
     }
   }
 }

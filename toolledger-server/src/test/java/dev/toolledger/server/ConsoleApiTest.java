@@ -3,6 +3,8 @@ package dev.toolledger.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.toolledger.core.auth.Scopes;
+import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.server.Http.Reply;
 import dev.toolledger.server.auth.OperatorAuthenticator;
 import java.net.URLEncoder;
@@ -64,6 +66,39 @@ class ConsoleApiTest {
     assertThat(page.header("Content-Security-Policy")).contains("script-src 'self'");
     assertThat(page.header("X-Content-Type-Options")).isEqualTo("nosniff");
     assertThat(page.body()).contains("console.js").doesNotContain("acme");
+  }
+
+  @Test
+  void anOperatorScopedTokenOpensTheConsoleIsNamedInTheHistoryAndStopsWorkingWhenRevoked() {
+    var issued = cluster.app(0).tokens().issueOperator("alice");
+    String allScopesTenant =
+        cluster.app(0).tokens().issue(TenantId.of("acme"), Scopes.tenantAll(), "wide").token();
+    unknownMail("mail-by-token");
+
+    Reply summary = Http.get(cluster.node(0), "/console/api/summary", issued.token());
+    Reply wideTenant = Http.get(cluster.node(0), "/console/api/summary", allScopesTenant);
+    Reply resolved =
+        Http.send(
+            HttpRequest.newBuilder(
+                    cluster.node(0).resolve("/console/api/resolve?tenant=acme&key=mail-by-token"))
+                .header("Authorization", "Bearer " + issued.token())
+                .header("Content-Type", "application/json")
+                .POST(
+                    HttpRequest.BodyPublishers.ofString(
+                        "{\"resolution\":\"NOT_EXECUTED\",\"reason\":\"checked\"}"))
+                .build());
+    cluster.app(0).tokens().revoke(issued.record().id());
+    Reply afterRevoke = Http.get(cluster.node(0), "/console/api/summary", issued.token());
+    Reply tenantApi = Http.get(cluster.node(0), "/v1/operations/mail-by-token", issued.token());
+
+    assertThat(summary.status()).as(summary.body()).isEqualTo(200);
+    assertThat(wideTenant.status()).isEqualTo(401);
+    assertThat(resolved.status()).as(resolved.body()).isEqualTo(200);
+    JsonNode history = resolved.json().get("history");
+    assertThat(history.get(history.size() - 1).get("actor").asText())
+        .isEqualTo("operator:token:" + issued.record().id());
+    assertThat(afterRevoke.status()).isEqualTo(401);
+    assertThat(tenantApi.status()).isIn(401, 403);
   }
 
   @Test

@@ -3,6 +3,8 @@ package dev.toolledger.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.toolledger.core.auth.Scopes;
+import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.server.Http.Reply;
 import dev.toolledger.testkit.DropPolicy;
@@ -29,12 +31,20 @@ class ExternalEffectsHttpTest {
   MailTool mail;
   Cluster cluster;
   String acme;
+  String resolver;
 
   @BeforeEach
   void start() {
     mail = new MailTool();
     cluster = Cluster.sqlite(dir.resolve("ledger.db"), builder -> builder.tool(mail));
     acme = cluster.token("acme");
+    // Explicit resolution takes the resolve scope, which a default token does not have.
+    resolver =
+        cluster
+            .app(0)
+            .tokens()
+            .issue(TenantId.of("acme"), Scopes.of("read", "resolve"), "operator")
+            .token();
   }
 
   @AfterEach
@@ -113,7 +123,7 @@ class ExternalEffectsHttpTest {
         Http.post(
             cluster.node(0),
             "/v1/operations/m-1/resolve",
-            acme,
+            resolver,
             null,
             "{\"resolution\":\"COMPLETED\",\"reason\":\"the mail log shows it was sent\","
                 + "\"response\":{\"status\":202,\"body\":{\"messageId\":\"from-the-log\"}}}");
@@ -140,7 +150,7 @@ class ExternalEffectsHttpTest {
         Http.post(
             cluster.node(0),
             "/v1/operations/m-1/resolve",
-            acme,
+            resolver,
             null,
             "{\"resolution\":\"NOT_EXECUTED\",\"reason\":\"I think it failed\"}");
 

@@ -1,8 +1,12 @@
 package dev.toolledger.core.engine;
 
+import dev.toolledger.core.tool.ToolDescriptor;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Immutable engine settings. Build with {@link #builder()}; {@link Builder#build()} rejects values
@@ -27,6 +31,18 @@ public final class EngineConfig {
   /** Default number of lease takeovers after which an unsettled operation becomes UNKNOWN: 5. */
   public static final int DEFAULT_MAX_TAKEOVERS = 5;
 
+  /**
+   * Default time a swept operation's tombstone guards its key after the record's retention ended: 7
+   * days. A late retry within it is refused as expired; after it the key is new again.
+   */
+  public static final Duration DEFAULT_TOMBSTONE_WINDOW = Duration.ofDays(7);
+
+  /** Default largest tool response body the ledger records: 64 KiB. */
+  public static final int DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
+
+  /** Default rate of new operations per tenant on one node: 1000 per second. */
+  public static final RateLimit DEFAULT_NEW_OPERATION_LIMIT = RateLimit.perSecond(1000);
+
   private final Clock clock;
   private final String nodeId;
   private final int maxTakeovers;
@@ -35,6 +51,10 @@ public final class EngineConfig {
   private final Duration retryBase;
   private final Duration retryCap;
   private final Duration retryAfter;
+  private final Map<String, Duration> retention;
+  private final Duration tombstoneWindow;
+  private final int maxResponseBytes;
+  private final Optional<RateLimit> newOperationLimit;
 
   private EngineConfig(Builder b) {
     this.clock = b.clock;
@@ -45,6 +65,10 @@ public final class EngineConfig {
     this.retryBase = b.retryBase;
     this.retryCap = b.retryCap;
     this.retryAfter = b.retryAfter;
+    this.retention = Map.copyOf(b.retention);
+    this.tombstoneWindow = b.tombstoneWindow;
+    this.maxResponseBytes = b.maxResponseBytes;
+    this.newOperationLimit = b.newOperationLimit;
   }
 
   public static Builder builder() {
@@ -88,6 +112,29 @@ public final class EngineConfig {
     return retryAfter;
   }
 
+  /** The per-tool retention overrides, by tool name. */
+  public Map<String, Duration> retentionOverrides() {
+    return retention;
+  }
+
+  /** How long a tool's records are kept: its override if configured, else its own declaration. */
+  public Duration retentionOf(ToolDescriptor tool) {
+    return retention.getOrDefault(tool.name(), tool.retention());
+  }
+
+  public Duration tombstoneWindow() {
+    return tombstoneWindow;
+  }
+
+  public int maxResponseBytes() {
+    return maxResponseBytes;
+  }
+
+  /** The rate of new operations each tenant may start on this node; empty when unlimited. */
+  public Optional<RateLimit> newOperationLimit() {
+    return newOperationLimit;
+  }
+
   /** Builder with the documented defaults. */
   public static final class Builder {
     private Clock clock = Clock.systemUTC();
@@ -98,6 +145,10 @@ public final class EngineConfig {
     private Duration retryBase = DEFAULT_RETRY_BASE;
     private Duration retryCap = DEFAULT_RETRY_CAP;
     private Duration retryAfter = DEFAULT_RETRY_AFTER;
+    private final Map<String, Duration> retention = new LinkedHashMap<>();
+    private Duration tombstoneWindow = DEFAULT_TOMBSTONE_WINDOW;
+    private int maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES;
+    private Optional<RateLimit> newOperationLimit = Optional.of(DEFAULT_NEW_OPERATION_LIMIT);
 
     private Builder() {}
 
@@ -151,6 +202,52 @@ public final class EngineConfig {
       return this;
     }
 
+    /**
+     * Keeps the records of {@code tool} for {@code retention} instead of what the tool declares
+     * (default: the tool's own, normally 7 days). Choose at least the longest window in which a
+     * caller may still retry or recover an action of that tool. The engine refuses an override for
+     * a tool it does not have.
+     */
+    public Builder retention(String tool, Duration retention) {
+      this.retention.put(Objects.requireNonNull(tool, "tool"), retention);
+      return this;
+    }
+
+    /**
+     * How long a swept operation's tombstone guards its key after the record's retention ended: a
+     * late retry within it is refused as expired, never executed again; after it the key is new.
+     * Zero leaves no tombstones. Default 7 days.
+     */
+    public Builder tombstoneWindow(Duration tombstoneWindow) {
+      this.tombstoneWindow = tombstoneWindow;
+      return this;
+    }
+
+    /**
+     * The largest tool response body (UTF-8 bytes of its JSON) that the ledger records. A
+     * transactional tool whose response is larger is rolled back; an external tool's (whose effect
+     * already happened) leaves the operation UNKNOWN. Default 64 KiB.
+     */
+    public Builder maxResponseBytes(int maxResponseBytes) {
+      this.maxResponseBytes = maxResponseBytes;
+      return this;
+    }
+
+    /**
+     * The rate of new operations (keys not yet recorded) each tenant may start on this node;
+     * replays and lookups do not count. Default 1000 per second.
+     */
+    public Builder newOperationLimit(RateLimit limit) {
+      this.newOperationLimit = Optional.of(Objects.requireNonNull(limit, "limit"));
+      return this;
+    }
+
+    /** Lets every tenant start new operations as fast as the database takes them. */
+    public Builder unlimitedNewOperations() {
+      this.newOperationLimit = Optional.empty();
+      return this;
+    }
+
     public EngineConfig build() {
       Objects.requireNonNull(clock, "clock must not be null");
       if (nodeId == null || nodeId.isBlank() || nodeId.length() > 100) {
@@ -172,6 +269,16 @@ public final class EngineConfig {
       if (retryAfter.toSeconds() < 1) {
         throw new IllegalArgumentException(
             "retryAfter must be at least 1 second (HTTP says seconds)");
+      }
+      retention.forEach(
+          (tool, value) -> {
+            if (value == null || value.isNegative() || value.isZero()) {
+              throw new IllegalArgumentException("retention of tool " + tool + " must be positive");
+            }
+          });
+      requireNonNegative("tombstoneWindow", tombstoneWindow);
+      if (maxResponseBytes < 1) {
+        throw new IllegalArgumentException("maxResponseBytes must be at least 1");
       }
       return new EngineConfig(this);
     }

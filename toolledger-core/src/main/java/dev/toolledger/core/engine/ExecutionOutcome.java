@@ -2,6 +2,7 @@ package dev.toolledger.core.engine;
 
 import dev.toolledger.core.operation.OperationRecord;
 import dev.toolledger.core.operation.StoredResponse;
+import dev.toolledger.core.operation.Tombstone;
 import dev.toolledger.core.schema.Violation;
 import java.time.Duration;
 import java.util.List;
@@ -99,6 +100,40 @@ public sealed interface ExecutionOutcome {
     @Override
     public String kind() {
       return "not_done";
+    }
+  }
+
+  /**
+   * The key's operation completed long ago: its record expired and was swept, and its tombstone
+   * still guards the key. Its outcome is no longer available and nothing was executed, whatever the
+   * parameters. After the tombstone's window the key is new again.
+   */
+  record Expired(Tombstone tombstone) implements ExecutionOutcome {
+    @Override
+    public String kind() {
+      return "expired";
+    }
+  }
+
+  /**
+   * The key is new but the tenant started more new operations on this node than its rate allows;
+   * nothing was recorded. Replays and lookups are never limited.
+   */
+  record RateLimited(Duration retryAfter) implements ExecutionOutcome {
+    @Override
+    public String kind() {
+      return "rate_limited";
+    }
+  }
+
+  /**
+   * The tool's response is larger than the ledger stores; its transaction was rolled back, so the
+   * effect did not happen and nothing was recorded.
+   */
+  record ResponseTooLarge(String tool, long bytes, long limit) implements ExecutionOutcome {
+    @Override
+    public String kind() {
+      return "response_too_large";
     }
   }
 

@@ -114,6 +114,9 @@ final class ExternalPath {
     if (claim instanceof ClaimResult.Contended) {
       return new Result.Answer(new ExecutionOutcome.InProgress(config.retryAfter()));
     }
+    if (claim instanceof ClaimResult.Expired expired) {
+      return new Result.Answer(new ExecutionOutcome.Expired(expired.tombstone()));
+    }
     long fence = ((ClaimResult.Claimed) claim).fence();
     EffectContext context = new EffectContext(tenant, DownstreamKeys.derive(tenant, key), fence);
 
@@ -176,7 +179,12 @@ final class ExternalPath {
     return new Result.Settle(current);
   }
 
-  /** Records a completion under the fence; appends why a late result was refused otherwise. */
+  /**
+   * Records a completion under the fence; appends why a late result was refused otherwise. A
+   * response over the stored-response limit cannot be recorded, and the effect it reports has
+   * happened, so the operation becomes UNKNOWN (never executed again; an operator resolves it) and
+   * this returns false.
+   */
   private boolean complete(
       ExternalTool tool,
       TenantId tenant,
@@ -184,12 +192,29 @@ final class ExternalPath {
       long fence,
       StoredResponse stored,
       String cause) {
+    long bytes = LedgerEngine.utf8Length(stored.body());
+    if (bytes > config.maxResponseBytes()) {
+      mark(
+          tool,
+          tenant,
+          key,
+          fence,
+          OperationState.UNKNOWN,
+          cause
+              + ", but its response of "
+              + bytes
+              + " bytes is over the stored-response limit of "
+              + config.maxResponseBytes()
+              + " bytes and cannot be recorded; the effect happened, so the outcome is left"
+              + " unknown for an operator to resolve");
+      return false;
+    }
     return writes.run(
         tx -> {
           Instant at = config.clock().instant();
           boolean ok =
               tx.completeFenced(
-                  tenant, key, fence, stored, at, at.plus(tool.descriptor().retention()));
+                  tenant, key, fence, stored, at, at.plus(config.retentionOf(tool.descriptor())));
           if (ok) {
             tx.appendHistory(
                 tenant,
@@ -449,7 +474,7 @@ final class ExternalPath {
                           at.plus(
                               tool == null
                                   ? dev.toolledger.core.tool.ToolDescriptor.DEFAULT_RETENTION
-                                  : tool.descriptor().retention()))
+                                  : config.retentionOf(tool.descriptor())))
                       : Optional.empty();
               boolean changed = tx.settleFenced(tenant, key, fence, to, at, expires);
               if (changed) {

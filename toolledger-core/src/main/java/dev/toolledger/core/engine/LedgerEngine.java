@@ -3,12 +3,15 @@ package dev.toolledger.core.engine;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.toolledger.core.engine.ExecutionOutcome.Busy;
 import dev.toolledger.core.engine.ExecutionOutcome.Executed;
+import dev.toolledger.core.engine.ExecutionOutcome.Expired;
 import dev.toolledger.core.engine.ExecutionOutcome.InProgress;
 import dev.toolledger.core.engine.ExecutionOutcome.InvalidParameters;
 import dev.toolledger.core.engine.ExecutionOutcome.KeyReused;
 import dev.toolledger.core.engine.ExecutionOutcome.NotExecuted;
 import dev.toolledger.core.engine.ExecutionOutcome.OutcomeUnknown;
+import dev.toolledger.core.engine.ExecutionOutcome.RateLimited;
 import dev.toolledger.core.engine.ExecutionOutcome.Replayed;
+import dev.toolledger.core.engine.ExecutionOutcome.ResponseTooLarge;
 import dev.toolledger.core.engine.ExecutionOutcome.UnknownTool;
 import dev.toolledger.core.fingerprint.Fingerprinter;
 import dev.toolledger.core.identity.OperationKey;
@@ -19,6 +22,7 @@ import dev.toolledger.core.operation.OperationIntent;
 import dev.toolledger.core.operation.OperationRecord;
 import dev.toolledger.core.operation.OperationState;
 import dev.toolledger.core.operation.StoredResponse;
+import dev.toolledger.core.operation.Tombstone;
 import dev.toolledger.core.problem.ProblemType;
 import dev.toolledger.core.schema.Validation;
 import dev.toolledger.core.schema.Violation;
@@ -58,7 +62,12 @@ import org.slf4j.LoggerFactory;
  * key is the identity of the action; keep it.
  *
  * <p>The path of a retry is one indexed read and no write; the path of a new key is that read plus
- * one write transaction.
+ * one write transaction (whose claim also refuses a key guarded by a tombstone, in the same
+ * statement on PostgreSQL). The rate limit of new operations is checked in memory.
+ *
+ * <p>Records are kept for their tool's retention, then swept ({@link #sweep}); a swept key is
+ * guarded by a tombstone for {@link EngineConfig#tombstoneWindow()}, during which a late request
+ * with it is answered {@link Expired} and executes nothing. After that the key is new again.
  */
 public final class LedgerEngine {
   private static final Logger LOG = LoggerFactory.getLogger(LedgerEngine.class);
@@ -69,6 +78,7 @@ public final class LedgerEngine {
   private final OutcomeListener listener;
   private final Writes writes;
   private final ExternalPath external;
+  private final Optional<NewOperationLimiter> limiter;
 
   private LedgerEngine(Builder b) {
     this.store = b.store;
@@ -77,6 +87,8 @@ public final class LedgerEngine {
     this.listener = b.listener;
     this.writes = new Writes(b.store, b.config);
     this.external = new ExternalPath(b.store, b.config, writes);
+    this.limiter =
+        b.config.newOperationLimit().map(limit -> new NewOperationLimiter(limit, b.config.clock()));
   }
 
   public static Builder builder(LedgerStore store, ToolRegistry tools) {
@@ -89,6 +101,50 @@ public final class LedgerEngine {
 
   public EngineConfig config() {
     return config;
+  }
+
+  /** How long the records of {@code tool} are kept: its configured override, or its own. */
+  public Duration retention(ToolDescriptor tool) {
+    return config.retentionOf(tool);
+  }
+
+  /**
+   * The live tombstone of a key in a tenant, or empty: a key of another tenant, a key never seen, a
+   * key whose record still exists and a key whose tombstone's window is over all answer empty.
+   */
+  public Optional<Tombstone> tombstone(TenantId tenant, OperationKey key) {
+    Instant now = config.clock().instant();
+    return store.findTombstone(tenant, key).filter(t -> t.isLiveAt(now));
+  }
+
+  /**
+   * Deletes operations whose retention ended, a batch per transaction so that writers are never
+   * held up for long, leaving a tombstone for each; then deletes tombstones whose window ended.
+   * {@code IN_PROGRESS} and {@code UNKNOWN} operations are never swept. Safe to run on several
+   * nodes at once.
+   *
+   * @param batchSize operations (or tombstones) per transaction
+   */
+  public SweepReport sweep(int batchSize) {
+    if (batchSize < 1) {
+      throw new IllegalArgumentException("batchSize must be at least 1");
+    }
+    Instant now = config.clock().instant();
+    long swept = 0;
+    long pruned = 0;
+    int transactions = 0;
+    int n;
+    do {
+      n = writes.run(tx -> tx.sweepExpired(now, config.tombstoneWindow(), batchSize));
+      swept += n;
+      transactions++;
+    } while (n >= batchSize);
+    do {
+      n = writes.run(tx -> tx.pruneTombstones(now, batchSize));
+      pruned += n;
+      transactions++;
+    } while (n >= batchSize);
+    return new SweepReport(swept, pruned, transactions);
   }
 
   /**
@@ -156,7 +212,9 @@ public final class LedgerEngine {
     }
     Optional<OperationRecord> existing = store.find(tenant, key);
     if (existing.isEmpty()) {
-      return new ResolveOutcome.NothingToResolve();
+      return tombstone(tenant, key)
+          .<ResolveOutcome>map(ResolveOutcome.Expired::new)
+          .orElseGet(ResolveOutcome.NothingToResolve::new);
     }
     if (existing.get().state() != OperationState.UNKNOWN) {
       return new ResolveOutcome.NotResolvable(existing.get());
@@ -178,7 +236,7 @@ public final class LedgerEngine {
             .get()
             .tool()
             .flatMap(tools::find)
-            .map(t -> t.descriptor().retention())
+            .map(t -> config.retentionOf(t.descriptor()))
             .orElse(ToolDescriptor.DEFAULT_RETENTION);
     boolean resolved =
         writes.run(
@@ -209,8 +267,7 @@ public final class LedgerEngine {
       boolean fenced =
           writes.run(
               tx -> {
-                boolean ok =
-                    tx.fenceUnseen(tenant, key, now, now.plus(ToolDescriptor.DEFAULT_RETENTION));
+                boolean ok = tx.fenceUnseen(tenant, key, now, now.plus(fenceRetention()));
                 if (ok) {
                   tx.appendHistory(
                       tenant,
@@ -232,9 +289,28 @@ public final class LedgerEngine {
             ? new ResolveOutcome.Fenced(current.get())
             : new ResolveOutcome.Current(current.get());
       }
+      Optional<Tombstone> tombstone = tombstone(tenant, key);
+      if (tombstone.isPresent()) {
+        return new ResolveOutcome.Expired(tombstone.get());
+      }
       // The key was held by a claim that has been released since (its tool reported that
       // nothing happened): it is free again, so fence it now.
     }
+  }
+
+  /**
+   * A fence guards a key whose tool is not known yet: keep it as long as the longest retention of
+   * any tool, so that it outlives the late request of whichever tool it was meant for.
+   */
+  private Duration fenceRetention() {
+    Duration longest = ToolDescriptor.DEFAULT_RETENTION;
+    for (RegisteredTool tool : tools.all()) {
+      Duration retention = config.retentionOf(tool.descriptor());
+      if (retention.compareTo(longest) > 0) {
+        longest = retention;
+      }
+    }
+    return longest;
   }
 
   /**
@@ -361,6 +437,12 @@ public final class LedgerEngine {
     if (existing.isPresent()) {
       return settle(existing.get(), intent, deadline);
     }
+    if (limiter.isPresent()) {
+      Optional<Duration> refill = limiter.get().acquire(invocation.tenant());
+      if (refill.isPresent()) {
+        return new RateLimited(atLeastOneSecond(refill.get()));
+      }
+    }
     if (tool.tool() instanceof TransactionalTool transactional) {
       return executeInTransaction(transactional, invocation, intent, parameters, deadline);
     }
@@ -370,6 +452,11 @@ public final class LedgerEngine {
       return settle(settle.record(), intent, deadline);
     }
     return ((ExternalPath.Result.Answer) result).outcome();
+  }
+
+  private static Duration atLeastOneSecond(Duration wait) {
+    long seconds = wait.getSeconds() + (wait.getNano() > 0 ? 1 : 0);
+    return Duration.ofSeconds(Math.max(1, seconds));
   }
 
   /** Answers a request whose key is already recorded. */
@@ -420,7 +507,7 @@ public final class LedgerEngine {
       JsonNode parameters,
       long deadline) {
     String toolName = tool.descriptor().name();
-    Duration retention = tool.descriptor().retention();
+    Duration retention = config.retentionOf(tool.descriptor());
     TxResult result;
     try {
       result =
@@ -437,6 +524,9 @@ public final class LedgerEngine {
                 if (claim instanceof ClaimResult.Contended) {
                   return new TxResult.Contended();
                 }
+                if (claim instanceof ClaimResult.Expired expired) {
+                  return new TxResult.Gone(expired.tombstone());
+                }
                 ToolResponse response;
                 try {
                   response =
@@ -448,8 +538,14 @@ public final class LedgerEngine {
                   throw new ToolExecutionException(toolName, e);
                 }
                 Objects.requireNonNull(response, () -> "tool " + toolName + " returned null");
-                StoredResponse stored =
-                    new StoredResponse(response.status(), Json.write(response.body()));
+                String body = Json.write(response.body());
+                long bytes = utf8Length(body);
+                if (bytes > config.maxResponseBytes()) {
+                  // Thrown, not returned: the tool's effect is in this transaction and must be
+                  // rolled back with it.
+                  throw new TooLarge(bytes);
+                }
+                StoredResponse stored = new StoredResponse(response.status(), body);
                 Instant completedAt = config.clock().instant();
                 Instant expiresAt = completedAt.plus(retention);
                 tx.complete(invocation.tenant(), invocation.key(), stored, completedAt, expiresAt);
@@ -471,9 +567,20 @@ public final class LedgerEngine {
           .addKeyValue("key", invocation.key().logHash())
           .log("database stayed busy; answering busy: {}", e.getMessage());
       return new Busy(config.retryAfter());
+    } catch (TooLarge e) {
+      LOG.atWarn()
+          .addKeyValue("tenant", invocation.tenant())
+          .addKeyValue("tool", toolName)
+          .addKeyValue("key", invocation.key().logHash())
+          .addKeyValue("bytes", e.bytes)
+          .log("the tool's response is over the stored-response limit; rolled back");
+      return new ResponseTooLarge(toolName, e.bytes, config.maxResponseBytes());
     }
     if (result instanceof TxResult.Done done) {
       return new Executed(done.record());
+    }
+    if (result instanceof TxResult.Gone gone) {
+      return new Expired(gone.tombstone());
     }
     if (result instanceof TxResult.Taken taken) {
       return settle(taken.record(), intent, deadline);
@@ -566,12 +673,46 @@ public final class LedgerEngine {
     return ProblemType.INTERNAL.slug();
   }
 
+  /** UTF-8 length of a string, without encoding it. */
+  static long utf8Length(String text) {
+    long bytes = 0;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c < 0x80) {
+        bytes += 1;
+      } else if (c < 0x800) {
+        bytes += 2;
+      } else if (Character.isHighSurrogate(c)
+          && i + 1 < text.length()
+          && Character.isLowSurrogate(text.charAt(i + 1))) {
+        bytes += 4;
+        i++;
+      } else {
+        bytes += 3;
+      }
+    }
+    return bytes;
+  }
+
+  /** A response over the limit; unwinds the transaction so that the effect rolls back. */
+  private static final class TooLarge extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    final long bytes;
+
+    TooLarge(long bytes) {
+      super(null, null, false, false);
+      this.bytes = bytes;
+    }
+  }
+
   private sealed interface TxResult {
     record Done(OperationRecord record) implements TxResult {}
 
     record Taken(OperationRecord record) implements TxResult {}
 
     record Contended() implements TxResult {}
+
+    record Gone(Tombstone tombstone) implements TxResult {}
   }
 
   /** Builds an engine; the store and tools are required, everything else has defaults. */
@@ -596,7 +737,16 @@ public final class LedgerEngine {
       return this;
     }
 
+    /**
+     * @throws IllegalArgumentException when the configuration overrides the retention of a tool
+     *     this engine does not have
+     */
     public LedgerEngine build() {
+      for (String tool : config.retentionOverrides().keySet()) {
+        if (tools.find(tool).isEmpty()) {
+          throw new IllegalArgumentException("retention: no tool is named " + tool);
+        }
+      }
       return new LedgerEngine(this);
     }
   }

@@ -29,6 +29,7 @@ public enum ProblemType {
   KEY_REUSED("idempotency-key-reused", 422, "Idempotency-Key reused with other parameters"),
   RATE_LIMITED("rate-limited", 429, "Too many new operations"),
   TOOL_FAILED("tool-failed", 500, "Tool failed"),
+  RESPONSE_TOO_LARGE("response-too-large", 500, "Tool response too large to record"),
   TOOL_UNAVAILABLE("tool-unavailable", 503, "Tool unavailable"),
   INTERNAL("internal-error", 500, "Internal error"),
   STORE_BUSY("ledger-busy", 503, "Ledger busy");

@@ -1,6 +1,7 @@
 package dev.toolledger.core.store;
 
 import dev.toolledger.core.operation.OperationRecord;
+import dev.toolledger.core.operation.Tombstone;
 
 /** What the unique (tenant, key) constraint decided about a claim. */
 public sealed interface ClaimResult {
@@ -20,4 +21,10 @@ public sealed interface ClaimResult {
    * written and the caller should hear "in progress".
    */
   record Contended() implements ClaimResult {}
+
+  /**
+   * The key's earlier operation expired and was swept, and its tombstone is still live at the
+   * claim's time ({@link NewOperation#createdAt()}); nothing was written.
+   */
+  record Expired(Tombstone tombstone) implements ClaimResult {}
 }

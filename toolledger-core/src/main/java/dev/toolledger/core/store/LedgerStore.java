@@ -4,6 +4,7 @@ import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationRecord;
+import dev.toolledger.core.operation.Tombstone;
 import java.util.List;
 import java.util.Optional;
 
@@ -17,6 +18,12 @@ public interface LedgerStore extends AutoCloseable {
 
   /** A committed record, read without taking any write lock. */
   Optional<OperationRecord> find(TenantId tenant, OperationKey key);
+
+  /**
+   * The tombstone an expired and swept operation left for this key, live or not (a tombstone past
+   * its window stays until the sweeper prunes it), read without taking any write lock.
+   */
+  Optional<Tombstone> findTombstone(TenantId tenant, OperationKey key);
 
   /** The recorded steps of an operation, oldest first. */
   List<HistoryEntry> history(TenantId tenant, OperationKey key);

@@ -5,6 +5,7 @@ import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationState;
 import dev.toolledger.core.operation.StoredResponse;
+import dev.toolledger.core.operation.Tombstone;
 import dev.toolledger.core.outbox.Outbox;
 import java.sql.Connection;
 import java.time.Duration;
@@ -30,17 +31,21 @@ public interface LedgerTransaction {
   /** The record as this transaction sees it (including its own changes). */
   Optional<dev.toolledger.core.operation.OperationRecord> find(TenantId tenant, OperationKey key);
 
+  /** The key's tombstone as this transaction sees it, live or not. */
+  Optional<Tombstone> findTombstone(TenantId tenant, OperationKey key);
+
   /**
    * Claims a key for an effect inside this transaction with an {@code INSERT} that the unique
    * (tenant, key) constraint arbitrates. A concurrent claimer of the same key waits for this
-   * transaction to end, up to {@code maxWait}.
+   * transaction to end, up to {@code maxWait}. A key whose tombstone is live at {@code
+   * operation.createdAt()} is not claimed ({@link ClaimResult.Expired}).
    */
   ClaimResult claim(NewOperation operation, Duration maxWait);
 
   /**
    * Claims a key for an effect outside the database: the row is {@code IN_PROGRESS}, owned by
    * {@code lease.owner()} until the database's clock passes now + {@code lease.lease()}, with
-   * fencing token 1.
+   * fencing token 1. A key whose tombstone is live is not claimed, as with {@link #claim}.
    */
   ClaimResult claimLeased(NewOperation operation, LeaseClaim lease, Duration maxWait);
 
@@ -93,7 +98,7 @@ public interface LedgerTransaction {
   /**
    * Records {@code NOT_EXECUTED} for a key never seen, so that a late request with it is refused.
    *
-   * @return false when the key exists (nothing changed)
+   * @return false when the key exists, or has a tombstone live at {@code at} (nothing changed)
    */
   boolean fenceUnseen(TenantId tenant, OperationKey key, Instant at, Instant expiresAt);
 
@@ -109,6 +114,25 @@ public interface LedgerTransaction {
       Optional<StoredResponse> response,
       Instant at,
       Instant expiresAt);
+
+  /**
+   * Deletes up to {@code limit} operations that are {@code COMPLETED} or {@code NOT_EXECUTED} and
+   * whose {@code expiresAt} is at or before {@code now}, oldest first, with their history and their
+   * delivered outbox events (pending and dead events stay). Each leaves a {@link Tombstone} until
+   * its {@code expiresAt + tombstoneWindow}, unless that is already past. {@code IN_PROGRESS} and
+   * {@code UNKNOWN} operations are never deleted, whatever their times say. Several transactions
+   * (on several nodes) may sweep at once; each operation is deleted by one of them.
+   *
+   * @return how many operations were deleted (fewer than {@code limit}: nothing more is due)
+   */
+  int sweepExpired(Instant now, Duration tombstoneWindow, int limit);
+
+  /**
+   * Deletes up to {@code limit} tombstones whose window ended at or before {@code now}.
+   *
+   * @return how many were deleted
+   */
+  int pruneTombstones(Instant now, int limit);
 
   /** Appends a step to the operation's history. */
   void appendHistory(TenantId tenant, OperationKey key, HistoryEntry entry);

@@ -7,8 +7,8 @@ import java.util.Optional;
  * at {@code /console} and resolve operations of every tenant there. Operators are not tenants: a
  * tenant's bearer token never makes its holder an operator.
  *
- * <p>The default mechanism is one shared secret from the environment ({@link #sharedSecret}); a
- * token store with scopes can take its place by implementing this interface.
+ * <p>A node accepts operator-scoped tokens from its token store ({@link #tokens}) and, when one is
+ * configured, a shared secret from the environment ({@link #sharedSecret}).
  */
 public interface OperatorAuthenticator {
 
@@ -32,6 +32,19 @@ public interface OperatorAuthenticator {
    */
   static OperatorAuthenticator sharedSecret(String secret) {
     return new SharedSecretOperators(secret);
+  }
+
+  /**
+   * Operators are holders of an active token with the {@code operator} scope in this token store
+   * ({@code toolledger tokens create --operator}); such tokens are revocable one by one.
+   */
+  static OperatorAuthenticator tokens(Tokens tokens) {
+    return new TokenOperators(tokens);
+  }
+
+  /** Whoever this mechanism accepts, else whoever {@code other} accepts. */
+  default OperatorAuthenticator or(OperatorAuthenticator other) {
+    return new EitherOperators(this, other);
   }
 
   /**

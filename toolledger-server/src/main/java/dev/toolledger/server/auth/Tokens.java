@@ -1,5 +1,6 @@
 package dev.toolledger.server.auth;
 
+import dev.toolledger.core.auth.Scopes;
 import dev.toolledger.core.auth.TokenRecord;
 import dev.toolledger.core.auth.TokenStore;
 import dev.toolledger.core.identity.TenantId;
@@ -18,7 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Issues and checks bearer tokens. A token is {@code tl_<id>_<secret>}: the id is public (it names
  * the token in listings and revocations), the secret is 256 random bits. Only the SHA-256 of the
- * whole token is stored, so the database never holds a usable token.
+ * whole token is stored, so the database never holds a usable token. A token's tenant and {@link
+ * Scopes} are fixed when it is issued; to change them, issue another and revoke the old one.
  */
 public final class Tokens {
   private static final SecureRandom RANDOM = new SecureRandom();
@@ -58,11 +60,39 @@ public final class Tokens {
   public record IssuedToken(String token, TokenRecord record) {
     @Override
     public String toString() {
-      return "IssuedToken[id=" + record.id() + ", tenant=" + record.tenant() + "]";
+      return "IssuedToken[id="
+          + record.id()
+          + ", tenant="
+          + record.tenant().map(TenantId::value).orElse("(operator)")
+          + "]";
     }
   }
 
+  /** Issues a token for a tenant with the default scopes ({@link Scopes#tenantDefault()}). */
   public IssuedToken issue(TenantId tenant, String label) {
+    return issue(tenant, Scopes.tenantDefault(), label);
+  }
+
+  /**
+   * @throws IllegalArgumentException for the operator scope: see {@link #issueOperator}
+   */
+  public IssuedToken issue(TenantId tenant, Scopes scopes, String label) {
+    if (scopes.isOperator()) {
+      throw new IllegalArgumentException(
+          "an operator token acts for no tenant; issue it with issueOperator");
+    }
+    return issue(Optional.of(tenant), scopes, label);
+  }
+
+  /**
+   * Issues an operator token: no tenant, scope {@code operator}. The tenant API and MCP refuse it;
+   * it is for an operator console or CLI.
+   */
+  public IssuedToken issueOperator(String label) {
+    return issue(Optional.empty(), Scopes.operator(), label);
+  }
+
+  private IssuedToken issue(Optional<TenantId> tenant, Scopes scopes, String label) {
     byte[] idBytes = new byte[6];
     byte[] secret = new byte[32];
     RANDOM.nextBytes(idBytes);
@@ -70,7 +100,7 @@ public final class Tokens {
     String id = HexFormat.of().formatHex(idBytes);
     String token = "tl_" + id + "_" + BASE64URL.encodeToString(secret);
     TokenRecord record =
-        new TokenRecord(id, hash(token), tenant, label, clock.instant(), Optional.empty());
+        new TokenRecord(id, hash(token), tenant, scopes, label, clock.instant(), Optional.empty());
     store.insert(record);
     return new IssuedToken(token, record);
   }
@@ -87,10 +117,7 @@ public final class Tokens {
       return Optional.of(known.principal());
     }
     Optional<Principal> principal =
-        store
-            .findBySecretHash(hash)
-            .filter(TokenRecord::isActive)
-            .map(record -> new Principal(record.tenant(), record.id()));
+        store.findBySecretHash(hash).filter(TokenRecord::isActive).map(Tokens::principal);
     // Only accepted tokens are remembered: unknown ones are not, so guessing fills no memory.
     if (principal.isPresent() && cacheTtlNanos > 0) {
       if (accepted.size() >= CACHE_LIMIT) {
@@ -101,6 +128,12 @@ public final class Tokens {
       accepted.remove(hash);
     }
     return principal;
+  }
+
+  private static Principal principal(TokenRecord record) {
+    return record.isOperator()
+        ? Principal.ofOperator(record.id())
+        : Principal.ofTenant(record.tenant().orElseThrow(), record.id(), record.scopes());
   }
 
   /** Revokes a token and forgets it at once on this node. */

@@ -136,9 +136,10 @@ public final class ConsoleServlet extends HttpServlet {
           Problem.of(
               ProblemType.UNAUTHORIZED,
               operators.configured()
-                  ? "sign in with the operator token"
-                  : "no operator token is set up on this node: start it with"
-                      + " TOOLLEDGER_OPERATOR_TOKEN or --operator-token-file"));
+                  ? "sign in with an operator token: the node's TOOLLEDGER_OPERATOR_TOKEN or one"
+                      + " from 'toolledger tokens create --operator'"
+                  : "no operator is set up on this node: issue a token with 'toolledger tokens"
+                      + " create --operator'"));
       return;
     }
     Map<String, String> query = query(request.getQueryString());

@@ -15,6 +15,7 @@ import dev.toolledger.core.json.Json;
 import dev.toolledger.core.json.MalformedJsonException;
 import dev.toolledger.core.operation.OperationRecord;
 import dev.toolledger.core.operation.StoredResponse;
+import dev.toolledger.core.operation.Tombstone;
 import dev.toolledger.core.problem.Problem;
 import dev.toolledger.core.problem.ProblemType;
 import dev.toolledger.core.schema.Violation;
@@ -24,6 +25,7 @@ import dev.toolledger.server.auth.Principal;
 import dev.toolledger.server.auth.Tokens;
 import dev.toolledger.server.observe.LogSafety;
 import dev.toolledger.server.operations.OperationJson;
+import dev.toolledger.server.operations.OperationProblems;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -45,6 +47,11 @@ import org.slf4j.LoggerFactory;
  * The HTTP API. Every error is an RFC 9457 problem document with a stable type; every recorded
  * outcome carries {@code Idempotent-Replayed: true|false}, so a client can tell an execution from a
  * replay and a recorded outcome from an error of the ledger itself.
+ *
+ * <p>Authorization runs on every request, before anything about a key is looked at, so that its
+ * answer never depends on whether the key exists: a tool call (or replay) needs the tool's scope, a
+ * lookup {@code read}, an explicit resolution {@code resolve}. Operator tokens act for no tenant
+ * and are refused here.
  */
 public final class ApiServlet extends HttpServlet {
   private static final long serialVersionUID = 1L;
@@ -101,6 +108,15 @@ public final class ApiServlet extends HttpServlet {
                     + " create'"));
         return;
       }
+      if (principal.get().isOperator()) {
+        problem(
+            response,
+            Problem.of(
+                ProblemType.FORBIDDEN,
+                "an operator token acts for no tenant and is not accepted by the tenant API; use"
+                    + " a tenant's token here"));
+        return;
+      }
       if (path.startsWith(TOOLS_PREFIX)) {
         if (requireMethod(method, "POST", response)) {
           callTool(
@@ -111,14 +127,15 @@ public final class ApiServlet extends HttpServlet {
         }
       } else if (path.equals(TOOLS)) {
         if (requireMethod(method, "GET", response)) {
-          listTools(response);
+          listTools(principal.get(), response);
         }
       } else if (path.startsWith(OPERATIONS_PREFIX)) {
         // The key is one path segment; a key holding '/' must be sent percent-encoded.
         String rest = path.substring(OPERATIONS_PREFIX.length());
         int slash = rest.indexOf('/');
         if (slash < 0) {
-          if (requireMethod(method, "GET", response)) {
+          if (requireMethod(method, "GET", response)
+              && allowed(principal.get().mayRead(), "read", principal.get(), response)) {
             lookup(principal.get(), rest, response);
           }
         } else if (rest.substring(slash).equals(RESOLVE_SUFFIX)) {
@@ -129,7 +146,8 @@ public final class ApiServlet extends HttpServlet {
           problem(response, Problem.of(ProblemType.NOT_FOUND, "no resource at " + path));
         }
       } else if (reads.containsKey(path)) {
-        if (requireMethod(method, "GET", response)) {
+        if (requireMethod(method, "GET", response)
+            && allowed(principal.get().mayRead(), "read", principal.get(), response)) {
           read(reads.get(path), principal.get(), request, response);
         }
       } else {
@@ -178,6 +196,21 @@ public final class ApiServlet extends HttpServlet {
       HttpServletResponse response)
       throws IOException {
     long started = System.nanoTime();
+    // Before the tool's existence, so that a tool outside the token's scopes is not revealed, and
+    // before the key, so that a replay needs the scope as much as a first call does.
+    if (!principal.mayCall(toolName)) {
+      rejected(principal, toolName, ProblemType.FORBIDDEN, started);
+      problem(
+          response,
+          Problem.of(
+              ProblemType.FORBIDDEN,
+              "this token may not call '"
+                  + printable(toolName)
+                  + "' (its scopes: "
+                  + principal.scopes()
+                  + "); nothing was recorded"));
+      return;
+    }
     Optional<RegisteredTool> tool = engine.tools().find(toolName);
     if (tool.isEmpty()) {
       rejected(principal, toolName, ProblemType.UNKNOWN_TOOL, started);
@@ -318,6 +351,28 @@ public final class ApiServlet extends HttpServlet {
               "the tool reported that nothing happened ("
                   + unavailable.reason()
                   + "); nothing was recorded, so a retry with the same key executes it afresh"));
+    } else if (outcome instanceof ExecutionOutcome.Expired expired) {
+      problem(response, OperationProblems.expired(expired.tombstone()));
+    } else if (outcome instanceof ExecutionOutcome.RateLimited limited) {
+      response.setHeader("Retry-After", Long.toString(limited.retryAfter().toSeconds()));
+      problem(
+          response,
+          Problem.of(
+              ProblemType.RATE_LIMITED,
+              "this tenant started more new operations than its rate allows; nothing was"
+                  + " recorded, so the same request with the same key may be sent again after"
+                  + " Retry-After seconds (replays and lookups are not limited)"));
+    } else if (outcome instanceof ExecutionOutcome.ResponseTooLarge tooLarge) {
+      problem(
+          response,
+          Problem.of(
+              ProblemType.RESPONSE_TOO_LARGE,
+              "the tool's response was "
+                  + tooLarge.bytes()
+                  + " bytes, more than the "
+                  + tooLarge.limit()
+                  + " bytes the ledger records; its transaction was rolled back and nothing was"
+                  + " recorded. The same request will most likely fail the same way"));
     } else if (outcome instanceof ExecutionOutcome.Busy busy) {
       response.setHeader("Retry-After", Long.toString(busy.retryAfter().toSeconds()));
       problem(
@@ -342,6 +397,11 @@ public final class ApiServlet extends HttpServlet {
     }
     Optional<OperationRecord> record = engine.lookup(principal.tenant(), key);
     if (record.isEmpty()) {
+      Optional<Tombstone> tombstone = engine.tombstone(principal.tenant(), key);
+      if (tombstone.isPresent()) {
+        problem(response, OperationProblems.expired(tombstone.get()));
+        return;
+      }
       // The same answer for a key never seen and a key of another tenant: a key grants nothing.
       problem(response, Problem.of(ProblemType.NOT_FOUND, "no operation with this key"));
       return;
@@ -357,6 +417,10 @@ public final class ApiServlet extends HttpServlet {
       key = OperationKey.of(Paths.decodeSegment(rawKey));
     } catch (InvalidOperationKeyException | IllegalArgumentException e) {
       problem(response, Problem.of(ProblemType.INVALID_KEY, e.getMessage()));
+      return;
+    }
+    if (!principal.mayGiveUp() && !principal.mayResolve()) {
+      allowed(false, "read and a tools: scope, or resolve", principal, response);
       return;
     }
     byte[] body = readBody(request);
@@ -378,10 +442,20 @@ public final class ApiServlet extends HttpServlet {
       problem(response, Problem.of(ProblemType.INVALID_PARAMETERS, e.getMessage()));
       return;
     }
+    boolean inquiry = resolution instanceof Resolution.Inquiry;
+    if (inquiry
+        ? !allowed(principal.mayGiveUp(), "read and a tools: scope", principal, response)
+        : !allowed(principal.mayResolve(), "resolve", principal, response)) {
+      return;
+    }
     ResolveOutcome outcome =
         engine.resolve(principal.tenant(), key, resolution, "token:" + principal.tokenId());
     if (outcome instanceof ResolveOutcome.NothingToResolve) {
       problem(response, Problem.of(ProblemType.NOT_FOUND, "no operation with this key"));
+      return;
+    }
+    if (outcome instanceof ResolveOutcome.Expired expired) {
+      problem(response, OperationProblems.expired(expired.tombstone()));
       return;
     }
     OperationRecord record;
@@ -411,16 +485,20 @@ public final class ApiServlet extends HttpServlet {
     json(response, 200, json);
   }
 
-  private void listTools(HttpServletResponse response) throws IOException {
+  /** The tools this token may call; the others are not shown. */
+  private void listTools(Principal principal, HttpServletResponse response) throws IOException {
     ObjectNode root = Json.object();
     ArrayNode list = root.putArray("tools");
     for (RegisteredTool tool : engine.tools().all()) {
+      if (!principal.mayCall(tool.descriptor().name())) {
+        continue;
+      }
       ObjectNode entry = list.addObject();
       entry.put("name", tool.descriptor().name());
       entry.put("version", tool.descriptor().version());
       entry.put("description", tool.descriptor().description());
       entry.set("inputSchema", tool.descriptor().inputSchema());
-      entry.put("retentionSeconds", tool.descriptor().retention().toSeconds());
+      entry.put("retentionSeconds", engine.retention(tool.descriptor()).toSeconds());
     }
     json(response, 200, root);
   }
@@ -454,6 +532,24 @@ public final class ApiServlet extends HttpServlet {
       body.put("reason", problem);
     }
     json(response, problem == null ? 200 : 503, body);
+  }
+
+  /** Answers 403 unless {@code allowed}; {@code needs} names the scopes the request needs. */
+  private static boolean allowed(
+      boolean allowed, String needs, Principal principal, HttpServletResponse response)
+      throws IOException {
+    if (!allowed) {
+      problem(
+          response,
+          Problem.of(
+              ProblemType.FORBIDDEN,
+              "this token may not do this: it needs "
+                  + needs
+                  + " (its scopes: "
+                  + principal.scopes()
+                  + ")"));
+    }
+    return allowed;
   }
 
   private boolean requireMethod(String method, String allowed, HttpServletResponse response)

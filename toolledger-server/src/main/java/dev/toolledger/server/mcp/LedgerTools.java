@@ -19,7 +19,9 @@ import dev.toolledger.core.tool.ToolRegistry.RegisteredTool;
 import dev.toolledger.server.mcp.OperationKeys.Resolution;
 import dev.toolledger.server.observe.LogSafety;
 import dev.toolledger.server.observe.RequestIds;
+import dev.toolledger.server.operations.OperationProblems;
 import io.modelcontextprotocol.common.McpTransportContext;
+import io.modelcontextprotocol.server.McpAsyncListFilter;
 import io.modelcontextprotocol.server.McpAsyncServerExchange;
 import io.modelcontextprotocol.server.McpServerFeatures.AsyncToolSpecification;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
@@ -136,6 +138,24 @@ final class LedgerTools implements AutoCloseable {
     return specs;
   }
 
+  /**
+   * Shows each caller only the tools it may call ({@code tools/list}); {@code get-operation} only
+   * to callers with {@code read}. Calling a hidden tool is refused all the same.
+   */
+  McpAsyncListFilter<Tool> visibleTo(Function<McpTransportContext, Optional<McpCaller>> callers) {
+    return (context, tool) ->
+        Mono.just(
+            callers
+                .apply(context)
+                .map(McpCaller::principal)
+                .map(
+                    principal ->
+                        tool.name().equals(McpConventions.GET_OPERATION)
+                            ? principal.mayRead()
+                            : principal.mayCall(tool.name()))
+                .orElse(false));
+  }
+
   private static Tool writeTool(ToolDescriptor descriptor, boolean unkeyed, boolean external) {
     Map<String, Object> meta = new LinkedHashMap<>();
     meta.put(McpConventions.OPERATION_KEY, unkeyed ? "optional" : "required");
@@ -176,6 +196,19 @@ final class LedgerTools implements AutoCloseable {
     if (caller.isEmpty()) {
       return Mono.just(unauthenticated());
     }
+    // Before the key: a replay needs the tool's scope as much as a first call does.
+    if (!caller.get().principal().mayCall(name)) {
+      rejected(caller.get(), name, ProblemType.FORBIDDEN, started);
+      return Mono.just(
+          McpResults.problem(
+              Problem.of(
+                  ProblemType.FORBIDDEN,
+                  "this token may not call "
+                      + name
+                      + " (its scopes: "
+                      + caller.get().principal().scopes()
+                      + "); nothing was recorded")));
+    }
     Resolution resolution =
         OperationKeys.resolve(request.meta(), caller.get().idempotencyKeyHeaders(), unkeyed);
     if (resolution instanceof Resolution.Missing) {
@@ -211,6 +244,15 @@ final class LedgerTools implements AutoCloseable {
     if (caller.isEmpty()) {
       return Mono.just(unauthenticated());
     }
+    if (!caller.get().principal().mayRead()) {
+      return Mono.just(
+          McpResults.problem(
+              Problem.of(
+                  ProblemType.FORBIDDEN,
+                  "this token may not look operations up: it needs the read scope (its scopes: "
+                      + caller.get().principal().scopes()
+                      + ")")));
+    }
     Validation validation = GET_OPERATION_SCHEMA.validate(arguments(request));
     if (validation instanceof Validation.Invalid invalid) {
       return Mono.just(McpResults.invalidParameters(invalid.violations(), null));
@@ -231,11 +273,18 @@ final class LedgerTools implements AutoCloseable {
                     record ->
                         McpResults.operation(
                             record, engine.history(caller.get().principal().tenant(), key)))
-                // The same answer for a key never seen and a key of another tenant.
                 .orElseGet(
                     () ->
-                        McpResults.problem(
-                            Problem.of(ProblemType.NOT_FOUND, "no operation with this key"))));
+                        engine
+                            .tombstone(caller.get().principal().tenant(), key)
+                            .map(t -> McpResults.problem(OperationProblems.expired(t)))
+                            // The same answer for a key never seen and a key of another tenant.
+                            .orElseGet(
+                                () ->
+                                    McpResults.problem(
+                                        Problem.of(
+                                            ProblemType.NOT_FOUND,
+                                            "no operation with this key")))));
   }
 
   /**

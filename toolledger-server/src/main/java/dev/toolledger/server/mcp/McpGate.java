@@ -20,7 +20,8 @@ import java.util.Optional;
  * <ul>
  *   <li>Only requests with an active bearer token pass; their principal goes on as a request
  *       attribute, and everything else is answered {@code 401} with the HTTP API's problem
- *       document. The tenant comes from the token and from nothing the client says.
+ *       document. The tenant comes from the token and from nothing the client says. An operator
+ *       token, which acts for no tenant, is answered {@code 403}.
  *   <li>{@code GET} (a standing server-to-client SSE stream) is answered {@code 405}, which the MCP
  *       specification allows: ToolLedger has nothing to send outside a request's own response
  *       stream, and an idle standing stream would hold every graceful shutdown for its whole grace.
@@ -51,6 +52,15 @@ final class McpGate extends HttpFilter {
           Problem.of(
               ProblemType.UNAUTHORIZED,
               "send 'Authorization: Bearer <token>' with a token from 'toolledger tokens create'"));
+      return;
+    }
+    if (principal.get().isOperator()) {
+      problem(
+          response,
+          Problem.of(
+              ProblemType.FORBIDDEN,
+              "an operator token acts for no tenant and is not accepted by MCP; use a tenant's"
+                  + " token"));
       return;
     }
     if ("GET".equals(request.getMethod())) {

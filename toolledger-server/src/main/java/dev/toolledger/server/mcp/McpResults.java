@@ -14,6 +14,7 @@ import dev.toolledger.core.problem.Problem;
 import dev.toolledger.core.problem.ProblemType;
 import dev.toolledger.core.schema.Violation;
 import dev.toolledger.server.operations.OperationJson;
+import dev.toolledger.server.operations.OperationProblems;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.TextContent;
 import java.time.Duration;
@@ -106,6 +107,35 @@ final class McpResults {
           key,
           null,
           unavailable.retryAfter());
+    }
+    if (outcome instanceof ExecutionOutcome.Expired expired) {
+      return problem(OperationProblems.expired(expired.tombstone()), key, null, null);
+    }
+    if (outcome instanceof ExecutionOutcome.RateLimited limited) {
+      return problem(
+          Problem.of(
+              ProblemType.RATE_LIMITED,
+              "this tenant started more new operations than its rate allows; nothing was"
+                  + " recorded, so the same call with the same key may be made again after "
+                  + limited.retryAfter().toSeconds()
+                  + " s (replays and lookups are not limited)"),
+          key,
+          null,
+          limited.retryAfter());
+    }
+    if (outcome instanceof ExecutionOutcome.ResponseTooLarge tooLarge) {
+      return problem(
+          Problem.of(
+              ProblemType.RESPONSE_TOO_LARGE,
+              "the tool's response was "
+                  + tooLarge.bytes()
+                  + " bytes, more than the "
+                  + tooLarge.limit()
+                  + " bytes the ledger records; its transaction was rolled back and nothing was"
+                  + " recorded. The same call will most likely fail the same way"),
+          key,
+          null,
+          null);
     }
     if (outcome instanceof ExecutionOutcome.Busy busy) {
       return problem(

@@ -109,6 +109,7 @@ public final class McpService implements AutoCloseable {
             // The engine validates arguments itself and answers the HTTP API's problem document.
             .validateToolInputs(false)
             .tools(tools.specifications(McpService::callerIn))
+            .addToolFilter(tools.visibleTo(McpService::callerIn))
             .build());
 
     FilterHolder auth = new FilterHolder(new McpGate(tokens));
@@ -137,6 +138,7 @@ public final class McpService implements AutoCloseable {
             .jsonMapper(jsonMapper)
             .validateToolInputs(false)
             .tools(tools.specifications(context -> Optional.of(caller)))
+            .addToolFilter(tools.visibleTo(context -> Optional.of(caller)))
             .build();
     servers.add(server);
     return new McpStdio(this, input);

@@ -50,9 +50,11 @@ public final class MetricsServlet extends HttpServlet {
           Problem.of(
               ProblemType.UNAUTHORIZED,
               operators.configured()
-                  ? "send the operator token: 'Authorization: Bearer <TOOLLEDGER_OPERATOR_TOKEN>'"
-                  : "metrics are served to loopback clients only; set TOOLLEDGER_OPERATOR_TOKEN to"
-                      + " scrape from elsewhere with it"));
+                  ? "send an operator token: 'Authorization: Bearer <token>' with the node's"
+                      + " TOOLLEDGER_OPERATOR_TOKEN or a token from 'toolledger tokens create"
+                      + " --operator'"
+                  : "metrics are served to loopback clients only; issue an operator token to"
+                      + " scrape from elsewhere"));
       return;
     }
     byte[] body = observability.scrape().getBytes(StandardCharsets.UTF_8);

@@ -1,0 +1,71 @@
+package dev.toolledger.core.engine;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs {@link LedgerEngine#sweep} in the background at a fixed interval. Every node may run one:
+ * sweepers on one PostgreSQL database take disjoint batches, and on SQLite they take turns.
+ */
+public final class ExpirySweeper implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ExpirySweeper.class);
+
+  /** Default pause between passes: 1 minute. */
+  public static final Duration DEFAULT_INTERVAL = Duration.ofMinutes(1);
+
+  /** Default number of operations (or tombstones) deleted per transaction: 500. */
+  public static final int DEFAULT_BATCH_SIZE = 500;
+
+  private final ScheduledExecutorService scheduler;
+
+  private ExpirySweeper(ScheduledExecutorService scheduler) {
+    this.scheduler = scheduler;
+  }
+
+  public static ExpirySweeper start(LedgerEngine engine, Duration interval, int batchSize) {
+    Objects.requireNonNull(engine, "engine");
+    if (interval.isNegative() || interval.isZero()) {
+      throw new IllegalArgumentException("the sweep interval must be positive");
+    }
+    if (batchSize < 1) {
+      throw new IllegalArgumentException("the sweep batch size must be at least 1");
+    }
+    ScheduledExecutorService scheduler =
+        Executors.newSingleThreadScheduledExecutor(
+            runnable -> {
+              Thread thread = new Thread(runnable, "toolledger-sweeper");
+              thread.setDaemon(true);
+              return thread;
+            });
+    scheduler.scheduleWithFixedDelay(
+        () -> {
+          try {
+            SweepReport report = engine.sweep(batchSize);
+            if (report.swept() > 0 || report.pruned() > 0) {
+              LOG.info("sweep pass: {}", report);
+            }
+          } catch (RuntimeException e) {
+            LOG.warn("sweep pass failed; trying again next time: {}", e.toString());
+          }
+        },
+        interval.toMillis(),
+        interval.toMillis(),
+        TimeUnit.MILLISECONDS);
+    return new ExpirySweeper(scheduler);
+  }
+
+  @Override
+  public void close() {
+    scheduler.shutdownNow();
+    try {
+      scheduler.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

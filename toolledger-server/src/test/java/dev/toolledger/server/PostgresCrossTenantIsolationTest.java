@@ -1,0 +1,24 @@
+package dev.toolledger.server;
+
+import dev.toolledger.jdbc.JdbcLedgerStore;
+import dev.toolledger.jdbc.testing.PostgresTestDatabase;
+import dev.toolledger.server.notes.NotesSchema;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Cross-tenant isolation on PostgreSQL, each world in a schema of its own. */
+class PostgresCrossTenantIsolationTest extends CrossTenantIsolationTest {
+  private final List<PostgresTestDatabase> schemas = new ArrayList<>();
+
+  @Override
+  protected JdbcLedgerStore openStore() {
+    PostgresTestDatabase schema = PostgresTestDatabase.create();
+    schemas.add(schema);
+    return JdbcLedgerStore.postgres(schema.options().migrations(NotesSchema.migrations()).build());
+  }
+
+  @Override
+  protected void dropDatabases() {
+    schemas.forEach(PostgresTestDatabase::close);
+  }
+}
