@@ -18,6 +18,7 @@ import java.util.Optional;
  * @param json where to write the results as JSON, if anywhere
  * @param chart where to write a PNG bar chart of the results, if anywhere
  * @param progress whether to draw a progress bar on standard error
+ * @param scenarios the scenarios to run, by name; empty for all of them
  */
 public record BenchOptions(
     Path sqliteDirectory,
@@ -27,8 +28,16 @@ public record BenchOptions(
     List<Integer> threads,
     Optional<Path> json,
     Optional<Path> chart,
-    boolean progress) {
+    boolean progress,
+    List<String> scenarios) {
   public BenchOptions {
+    scenarios = List.copyOf(scenarios);
+    for (String name : scenarios) {
+      if (!Scenarios.NAMES.contains(name)) {
+        throw new IllegalArgumentException(
+            "no scenario named '" + name + "'; the scenarios are " + Scenarios.NAMES);
+      }
+    }
     Objects.requireNonNull(sqliteDirectory, "sqliteDirectory");
     Objects.requireNonNull(postgresUrl, "postgresUrl");
     Objects.requireNonNull(slice, "slice");

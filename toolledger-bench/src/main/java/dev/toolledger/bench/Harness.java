@@ -33,7 +33,8 @@ public final class Harness {
     if (options.postgresUrl().isPresent()) {
       specs.add(new TargetSpec("postgresql", null));
     }
-    int scenarioCount = 6;
+    int scenarioCount =
+        options.scenarios().isEmpty() ? Scenarios.NAMES.size() : options.scenarios().size();
     progress.total(
         (long) specs.size() * options.threads().size() * scenarioCount * (options.rounds() + 1));
 
@@ -48,7 +49,11 @@ public final class Harness {
           report.disk.put(target.name, rate);
         }
         for (int threads : options.threads()) {
-          List<Scenario> scenarios = target.scenarios();
+          List<Scenario> scenarios =
+              target.scenarios().stream()
+                  .filter(
+                      s -> options.scenarios().isEmpty() || options.scenarios().contains(s.name()))
+                  .toList();
           Map<String, Measurement> results = new LinkedHashMap<>();
           for (Scenario scenario : scenarios) {
             results.put(scenario.name(), new Measurement(target.name, scenario.name(), threads));

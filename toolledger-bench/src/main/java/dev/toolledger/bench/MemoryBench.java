@@ -3,11 +3,9 @@ package dev.toolledger.bench;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -34,12 +32,13 @@ public final class MemoryBench {
             directory.resolve("memory-" + Target.randomHex(3) + ".db"),
             dev.toolledger.jdbc.Synchronous.FULL)) {
       Fill.operations(target.store, records, progress);
-      HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+      Http1Clients http = new Http1Clients(target.app.uri());
       AtomicLong requests = new AtomicLong();
       AtomicLong errors = new AtomicLong();
       long end = System.nanoTime() + duration.toNanos();
       Thread[] workers = new Thread[clients];
       for (int c = 0; c < clients; c++) {
+        int client = c;
         workers[c] =
             new Thread(
                 () -> {
@@ -47,19 +46,18 @@ public final class MemoryBench {
                     try {
                       if (ThreadLocalRandom.current().nextInt(10) == 0) {
                         Scenarios.expect(
-                            Scenarios.post(target, http, Scenarios.newKey(target, target.keys)),
+                            Scenarios.post(
+                                target, http, client, Scenarios.newKey(target, target.keys)),
                             201,
                             "false");
                       } else {
                         long n = 1 + ThreadLocalRandom.current().nextLong(records);
-                        HttpResponse<Void> response =
-                            http.send(
-                                HttpRequest.newBuilder(
-                                        target.app.uri().resolve("/v1/operations/fill-" + n))
-                                    .header("Authorization", "Bearer " + target.token)
-                                    .build(),
-                                HttpResponse.BodyHandlers.discarding());
-                        if (response.statusCode() != 200) {
+                        Http1Clients.Response response =
+                            http.get(
+                                client,
+                                "/v1/operations/fill-" + n,
+                                Map.of("Authorization", "Bearer " + target.token));
+                        if (response.status() != 200) {
                           errors.incrementAndGet();
                         }
                       }
@@ -76,6 +74,7 @@ public final class MemoryBench {
         worker.join();
       }
       progress.done();
+      http.close();
       System.gc();
       System.gc();
       MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();

@@ -97,7 +97,8 @@ public final class ScaleBench {
                     List.of(options.threads()),
                     Optional.empty(),
                     Optional.empty(),
-                    false),
+                    false,
+                    List.of()),
                 System.err);
         for (int round = 0; round <= options.rounds(); round++) {
           for (Scenario scenario : scenarios) {

@@ -14,9 +14,7 @@ import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTranspor
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
@@ -29,20 +27,26 @@ import java.util.concurrent.atomic.AtomicLong;
 final class Scenarios {
   private Scenarios() {}
 
+  /** Every scenario's name, in the order they run. */
+  static final List<String> NAMES =
+      List.of(
+          "bare-insert",
+          "keyed-create",
+          "replay",
+          "two-phase",
+          "http-keyed-create",
+          "http-replay",
+          "mcp-keyed-create");
+
   static List<Scenario> all(Target target) {
-    HttpClient http =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5))
-            .build();
     AtomicLong keys = target.keys;
     return List.of(
         new BareInsert(target),
         new KeyedCreate(target, keys),
         new Replay(target),
         new TwoPhase(target, keys),
-        new HttpKeyedCreate(target, http, keys),
-        new HttpReplay(target, http),
+        new HttpKeyedCreate(target, keys),
+        new HttpReplay(target),
         new McpKeyedCreate(target, keys));
   }
 
@@ -280,14 +284,14 @@ final class Scenarios {
   }
 
   /** create-note through the real HTTP server, a new key each time. */
-  static final class HttpKeyedCreate implements Scenario {
+  static final class HttpKeyedCreate implements Scenario, AutoCloseable {
     private final Target target;
-    private final HttpClient http;
+    private final Http1Clients http;
     private final AtomicLong keys;
 
-    HttpKeyedCreate(Target target, HttpClient http, AtomicLong keys) {
+    HttpKeyedCreate(Target target, AtomicLong keys) {
       this.target = target;
-      this.http = http;
+      this.http = new Http1Clients(target.app.uri());
       this.keys = keys;
     }
 
@@ -303,18 +307,23 @@ final class Scenarios {
 
     @Override
     public void run(int thread, long sequence) throws Exception {
-      expect(post(target, http, newKey(target, keys)), 201, "false");
+      expect(post(target, http, thread, newKey(target, keys)), 201, "false");
+    }
+
+    @Override
+    public void close() {
+      http.close();
     }
   }
 
   /** Identical retries through the real HTTP server. */
-  static final class HttpReplay implements Scenario {
+  static final class HttpReplay implements Scenario, AutoCloseable {
     private final Target target;
-    private final HttpClient http;
+    private final Http1Clients http;
 
-    HttpReplay(Target target, HttpClient http) {
+    HttpReplay(Target target) {
       this.target = target;
-      this.http = http;
+      this.http = new Http1Clients(target.app.uri());
     }
 
     @Override
@@ -330,7 +339,12 @@ final class Scenarios {
     @Override
     public void run(int thread, long sequence) throws Exception {
       String key = target.replayKey((int) ((sequence * 31 + thread) % Target.REPLAY_KEYS));
-      expect(post(target, http, key), 201, "true");
+      expect(post(target, http, thread, key), 201, "true");
+    }
+
+    @Override
+    public void close() {
+      http.close();
     }
   }
 
@@ -411,27 +425,27 @@ final class Scenarios {
     return "k-" + target.runId + "-" + keys.incrementAndGet();
   }
 
-  static HttpResponse<Void> post(Target target, HttpClient http, String key) throws Exception {
-    URI uri = target.app.uri().resolve("/v1/tools/create-note");
-    return http.send(
-        HttpRequest.newBuilder(uri)
-            .timeout(Duration.ofSeconds(30))
-            .header("Authorization", "Bearer " + target.token)
-            .header("Idempotency-Key", key)
-            .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(Target.NOTE))
-            .build(),
-        HttpResponse.BodyHandlers.discarding());
+  private static final byte[] NOTE_BYTES = Target.NOTE.getBytes(StandardCharsets.UTF_8);
+
+  static Http1Clients.Response post(Target target, Http1Clients http, int client, String key)
+      throws Exception {
+    return http.post(
+        client,
+        "/v1/tools/create-note",
+        Map.of(
+            "Authorization",
+            "Bearer " + target.token,
+            "Idempotency-Key",
+            key,
+            "Content-Type",
+            "application/json"),
+        NOTE_BYTES);
   }
 
-  static void expect(HttpResponse<Void> response, int status, String replayed) {
-    if (response.statusCode() != status
-        || !replayed.equals(response.headers().firstValue("Idempotent-Replayed").orElse(""))) {
+  static void expect(Http1Clients.Response response, int status, String replayed) {
+    if (response.status() != status || !replayed.equals(response.replayed())) {
       throw new IllegalStateException(
-          "HTTP "
-              + response.statusCode()
-              + ", replayed "
-              + response.headers().firstValue("Idempotent-Replayed"));
+          "HTTP " + response.status() + ", Idempotent-Replayed " + response.replayed());
     }
   }
 }
