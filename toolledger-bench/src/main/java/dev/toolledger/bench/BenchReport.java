@@ -18,6 +18,8 @@ import org.jfree.chart.ChartFactory;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.CategoryLabelPositions;
+import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.data.category.DefaultCategoryDataset;
 
@@ -166,7 +168,7 @@ public final class BenchReport {
         ChartFactory.createBarChart(
             "ToolLedger: operations per second by scenario",
             "scenario",
-            "operations per second (higher is better)",
+            "operations per second, log scale (higher is better)",
             data,
             PlotOrientation.VERTICAL,
             true,
@@ -175,6 +177,13 @@ public final class BenchReport {
     chart.setBackgroundPaint(Color.WHITE);
     chart.getCategoryPlot().setBackgroundPaint(new Color(248, 248, 248));
     chart.getCategoryPlot().getDomainAxis().setCategoryLabelPositions(CategoryLabelPositions.UP_45);
+    // Replays run 10 to 100 times faster than writes: a linear axis would flatten everything else.
+    LogAxis axis = new LogAxis("operations per second, log scale (higher is better)");
+    axis.setBase(10);
+    axis.setSmallestValue(10);
+    axis.setStandardTickUnits(NumberAxis.createIntegerTickUnits());
+    chart.getCategoryPlot().setRangeAxis(axis);
+    chart.getCategoryPlot().getRenderer().setDefaultItemLabelsVisible(false);
     ChartUtils.saveChartAsPNG(file.toFile(), chart, 1200, 700);
   }
 

@@ -63,6 +63,8 @@ final class Target implements AutoCloseable {
             .serverConfig(ServerConfig.builder().port(0).shutdownGrace(Duration.ZERO).build())
             .relayEnabled(false)
             .recoveryInterval(Duration.ZERO)
+            // No background sweeper: the scale run sweeps on purpose, in one scenario only.
+            .sweepInterval(Duration.ZERO)
             .start();
     this.token = app.tokens().issue(TENANT, "bench").token();
     for (int i = 0; i < REPLAY_KEYS; i++) {

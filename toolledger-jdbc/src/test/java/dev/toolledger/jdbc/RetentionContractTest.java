@@ -260,6 +260,43 @@ abstract class RetentionContractTest extends StoreContractTest {
   }
 
   @Test
+  void aSweepPausesBetweenBatchesAndAnInterruptEndsThePassAfterTheCurrentBatch() throws Exception {
+    for (int i = 0; i < 200; i++) {
+      createItem(ACME, "op-" + i, "n" + i);
+    }
+    clock.advance(RETENTION);
+    java.util.concurrent.atomic.AtomicReference<SweepReport> result =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    java.util.concurrent.atomic.AtomicBoolean flagKept =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    Thread sweeper =
+        new Thread(
+            () -> {
+              // One record per batch: 200 batches, each followed by a pause of at least 1 ms.
+              result.set(engine.sweep(1));
+              flagKept.set(Thread.currentThread().isInterrupted());
+            });
+    sweeper.start();
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (rows("tl_tombstones") < 3 && System.nanoTime() < deadline) {
+      Thread.sleep(1);
+    }
+    sweeper.interrupt();
+    sweeper.join(10_000);
+
+    SweepReport report = result.get();
+    assertThat(report.complete()).as("the interrupt ended the pass").isFalse();
+    assertThat(flagKept).isTrue();
+    assertThat(report.swept()).isBetween(3L, 199L);
+    assertThat(report.longestBatch()).isPositive();
+    // Whatever the pass deleted it deleted whole: each swept record left its tombstone.
+    assertThat(rows("tl_tombstones")).isEqualTo(report.swept());
+    assertThat(rows("tl_operations")).isEqualTo(200 - report.swept());
+    assertThat(engine.sweep(500).complete()).isTrue();
+    assertThat(rows("tl_operations")).isZero();
+  }
+
+  @Test
   void sweptOperationTakesItsHistoryAndDeliveredEventsAndLeavesPendingEvents() {
     ExecutionOutcome sent =
         engine.execute(

@@ -118,10 +118,15 @@ public final class LedgerEngine {
   }
 
   /**
-   * Deletes operations whose retention ended, a batch per transaction so that writers are never
-   * held up for long, leaving a tombstone for each; then deletes tombstones whose window ended.
-   * {@code IN_PROGRESS} and {@code UNKNOWN} operations are never swept. Safe to run on several
-   * nodes at once.
+   * Deletes operations whose retention ended, a batch per transaction, leaving a tombstone for
+   * each; then deletes tombstones whose window ended. {@code IN_PROGRESS} and {@code UNKNOWN}
+   * operations are never swept. Safe to run on several nodes at once.
+   *
+   * <p>After each batch the pass pauses for as long as the batch took (at least 1 ms): the sweeper
+   * never holds more than about half of the database's write time, so writers keep going while a
+   * large backlog is deleted (on SQLite, where writers take turns, this matters most). An interrupt
+   * ends the pass after the batch in progress, with {@code complete() == false} and the thread's
+   * interrupt flag set.
    *
    * @param batchSize operations (or tombstones) per transaction
    */
@@ -133,18 +138,43 @@ public final class LedgerEngine {
     long swept = 0;
     long pruned = 0;
     int transactions = 0;
+    long longest = 0;
     int n;
     do {
+      long start = System.nanoTime();
       n = writes.run(tx -> tx.sweepExpired(now, config.tombstoneWindow(), batchSize));
+      long took = System.nanoTime() - start;
+      longest = Math.max(longest, took);
       swept += n;
       transactions++;
+      if (n >= batchSize && !yieldToWriters(took)) {
+        return new SweepReport(swept, pruned, transactions, Duration.ofNanos(longest), false);
+      }
     } while (n >= batchSize);
     do {
+      long start = System.nanoTime();
       n = writes.run(tx -> tx.pruneTombstones(now, batchSize));
+      long took = System.nanoTime() - start;
+      longest = Math.max(longest, took);
       pruned += n;
       transactions++;
+      if (n >= batchSize && !yieldToWriters(took)) {
+        return new SweepReport(swept, pruned, transactions, Duration.ofNanos(longest), false);
+      }
     } while (n >= batchSize);
-    return new SweepReport(swept, pruned, transactions);
+    return new SweepReport(swept, pruned, transactions, Duration.ofNanos(longest), true);
+  }
+
+  /** Pauses as long as the last batch took; false (flag kept) when the thread is interrupted. */
+  private static boolean yieldToWriters(long batchNanos) {
+    long millis = Math.max(1, Math.min(1000, batchNanos / 1_000_000));
+    try {
+      Thread.sleep(millis);
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
   }
 
   /**
