@@ -30,6 +30,7 @@ import dev.toolledger.core.store.ClaimResult;
 import dev.toolledger.core.store.ExpiredClaim;
 import dev.toolledger.core.store.LedgerStore;
 import dev.toolledger.core.store.NewOperation;
+import dev.toolledger.core.store.TransactionWork;
 import dev.toolledger.core.store.TransientStoreException;
 import dev.toolledger.core.tool.ExternalTool;
 import dev.toolledger.core.tool.ToolDescriptor;
@@ -135,34 +136,44 @@ public final class LedgerEngine {
       throw new IllegalArgumentException("batchSize must be at least 1");
     }
     Instant now = config.clock().instant();
-    long swept = 0;
-    long pruned = 0;
+    Batches swept =
+        inBatches(tx -> tx.sweepExpired(now, config.tombstoneWindow(), batchSize), batchSize);
+    Batches pruned =
+        swept.complete()
+            ? inBatches(tx -> tx.pruneTombstones(now, batchSize), batchSize)
+            : new Batches(0, 0, 0, false);
+    return new SweepReport(
+        swept.rows(),
+        pruned.rows(),
+        swept.transactions() + pruned.transactions(),
+        Duration.ofNanos(Math.max(swept.longestNanos(), pruned.longestNanos())),
+        pruned.complete());
+  }
+
+  /** What {@link #inBatches} did. */
+  private record Batches(long rows, int transactions, long longestNanos, boolean complete) {}
+
+  /**
+   * Runs {@code batch} (which handles at most {@code batchSize} rows) in one write transaction
+   * after another until one comes back short, pausing after each; stops early when interrupted.
+   */
+  private Batches inBatches(TransactionWork<Integer> batch, int batchSize) {
+    long rows = 0;
     int transactions = 0;
     long longest = 0;
     int n;
     do {
       long start = System.nanoTime();
-      n = writes.run(tx -> tx.sweepExpired(now, config.tombstoneWindow(), batchSize));
+      n = writes.run(batch);
       long took = System.nanoTime() - start;
       longest = Math.max(longest, took);
-      swept += n;
+      rows += n;
       transactions++;
       if (n >= batchSize && !yieldToWriters(took)) {
-        return new SweepReport(swept, pruned, transactions, Duration.ofNanos(longest), false);
+        return new Batches(rows, transactions, longest, false);
       }
     } while (n >= batchSize);
-    do {
-      long start = System.nanoTime();
-      n = writes.run(tx -> tx.pruneTombstones(now, batchSize));
-      long took = System.nanoTime() - start;
-      longest = Math.max(longest, took);
-      pruned += n;
-      transactions++;
-      if (n >= batchSize && !yieldToWriters(took)) {
-        return new SweepReport(swept, pruned, transactions, Duration.ofNanos(longest), false);
-      }
-    } while (n >= batchSize);
-    return new SweepReport(swept, pruned, transactions, Duration.ofNanos(longest), true);
+    return new Batches(rows, transactions, longest, true);
   }
 
   /** Pauses as long as the last batch took; false (flag kept) when the thread is interrupted. */
