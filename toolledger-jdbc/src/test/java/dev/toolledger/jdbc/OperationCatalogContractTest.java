@@ -151,9 +151,11 @@ abstract class OperationCatalogContractTest extends StoreContractTest {
   void listsNewestFirstByDefaultOldestFirstOnRequestAndStopsAtTheLimit() throws Exception {
     for (int i = 1; i <= 5; i++) {
       createItem(ACME, "op-" + i);
-      // Distinct creation times, a millisecond apart at least, so that the order is defined.
-      Instant created = store.find(ACME, key("op-" + i)).orElseThrow().createdAt();
-      await("the clock moved past " + created, () -> Instant.now().isAfter(created));
+      // Distinct creation times, a millisecond apart at least, so that the order is defined. The
+      // ledger stores milliseconds while Instant.now() has microseconds: compare milliseconds.
+      long created = store.find(ACME, key("op-" + i)).orElseThrow().createdAt().toEpochMilli();
+      await(
+          "the clock moved past " + created + " ms", () -> Instant.now().toEpochMilli() > created);
     }
 
     assertThat(keys(catalog.list(OperationFilter.builder().limit(2).build())))
