@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import dev.toolledger.client.LookupResult;
 import dev.toolledger.client.Outcome;
 import dev.toolledger.client.ProblemDetails;
+import dev.toolledger.client.ProblemOutcomes;
 import dev.toolledger.client.retry.AttemptResult;
 import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.json.Json;
@@ -106,48 +107,16 @@ final class McpAnswers {
                   + " check the MCP endpoint"));
     }
     ProblemDetails problem = found.get();
-    int status = problem.status();
-    Optional<ProblemType> type = problem.knownType();
-    Optional<Duration> retryAfter = retryAfter(meta);
-    if (type.isPresent()) {
-      switch (type.get()) {
-        case IN_PROGRESS:
-          return AttemptResult.retryAfter("tool error operation-in-progress", retryAfter);
-        case OUTCOME_UNKNOWN:
-          return AttemptResult.done(
-              new Outcome.Unknown(
-                  key,
-                  "the server holds this operation's outcome as unknown and will not execute it"
-                      + " again; resolve it with an operator"));
-        case NOT_EXECUTED:
-        case RESPONSE_TOO_LARGE:
-          // Too large: nothing was recorded and the same call would fail the same way.
-          return AttemptResult.done(new Outcome.Rejected(key, problem));
-        case EXPIRED:
-          return AttemptResult.done(
-              new Outcome.Unknown(
-                  key,
-                  "the server no longer holds this operation's record (operation-expired); its"
-                      + " effect cannot be established from the server"));
-        default:
-          break;
-      }
-    }
-    if (status == 408 || status == 429 || status >= 500) {
-      return AttemptResult.retryAfter(
-          "tool error " + status + type.map(t -> " " + t.slug()).orElse(""), retryAfter);
-    }
-    if (status >= 200 && status < 300) {
-      return AttemptResult.done(
-          new Outcome.Unknown(
-              key,
-              "a tool error with status "
-                  + status
-                  + " and without "
-                  + McpActionTransport.REPLAYED
-                  + " is not a recorded ToolLedger outcome; check the MCP endpoint"));
-    }
-    return AttemptResult.done(new Outcome.Rejected(key, problem));
+    return ProblemOutcomes.classify(
+        key,
+        problem,
+        retryAfter(meta),
+        "tool error",
+        "a tool error with status "
+            + problem.status()
+            + " and without "
+            + McpActionTransport.REPLAYED
+            + " is not a recorded ToolLedger outcome; check the MCP endpoint");
   }
 
   /** The SDK threw instead of answering: refused for good, or worth another attempt. */

@@ -55,46 +55,15 @@ final class HttpAnswers {
           new Outcome.Completed(
               key, status, parseBody(body), replayed.get().strip().equalsIgnoreCase("true")));
     }
-    ProblemDetails problem = ProblemDetails.parse(status, body);
-    Optional<ProblemType> type = problem.knownType();
-    Optional<Duration> retryAfter = header.apply("Retry-After").flatMap(v -> retryAfter(v, clock));
-    if (type.isPresent()) {
-      switch (type.get()) {
-        case IN_PROGRESS:
-          return AttemptResult.retryAfter("HTTP 409 operation-in-progress", retryAfter);
-        case OUTCOME_UNKNOWN:
-          return AttemptResult.done(
-              new Outcome.Unknown(
-                  key,
-                  "the server holds this operation's outcome as unknown and will not execute it"
-                      + " again; resolve it with an operator"));
-        case NOT_EXECUTED:
-        case RESPONSE_TOO_LARGE:
-          return AttemptResult.done(new Outcome.Rejected(key, problem));
-        case EXPIRED:
-          return AttemptResult.done(
-              new Outcome.Unknown(
-                  key,
-                  "the server no longer holds this operation's record (410 operation-expired); its"
-                      + " effect cannot be established from the server"));
-        default:
-          break;
-      }
-    }
-    if (status == 408 || status == 429 || status >= 500) {
-      return AttemptResult.retryAfter(
-          "HTTP " + status + type.map(t -> " " + t.slug()).orElse(""), retryAfter);
-    }
-    if (status >= 200 && status < 300) {
-      return AttemptResult.done(
-          new Outcome.Unknown(
-              key,
-              "HTTP "
-                  + status
-                  + " without Idempotent-Replayed is not a recorded ToolLedger outcome; check the"
-                  + " base URI"));
-    }
-    return AttemptResult.done(new Outcome.Rejected(key, problem));
+    return ProblemOutcomes.classify(
+        key,
+        ProblemDetails.parse(status, body),
+        header.apply("Retry-After").flatMap(v -> retryAfter(v, clock)),
+        "HTTP",
+        "HTTP "
+            + status
+            + " without Idempotent-Replayed is not a recorded ToolLedger outcome; check the"
+            + " base URI");
   }
 
   static AttemptResult<LookupResult> lookup(
