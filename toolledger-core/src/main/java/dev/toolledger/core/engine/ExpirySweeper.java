@@ -2,9 +2,6 @@ package dev.toolledger.core.engine;
 
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,10 +18,10 @@ public final class ExpirySweeper implements AutoCloseable {
   /** Default number of operations (or tombstones) deleted per transaction: 500. */
   public static final int DEFAULT_BATCH_SIZE = 500;
 
-  private final ScheduledExecutorService scheduler;
+  private final BackgroundPass pass;
 
-  private ExpirySweeper(ScheduledExecutorService scheduler) {
-    this.scheduler = scheduler;
+  private ExpirySweeper(BackgroundPass pass) {
+    this.pass = pass;
   }
 
   public static ExpirySweeper start(LedgerEngine engine, Duration interval, int batchSize) {
@@ -35,37 +32,24 @@ public final class ExpirySweeper implements AutoCloseable {
     if (batchSize < 1) {
       throw new IllegalArgumentException("the sweep batch size must be at least 1");
     }
-    ScheduledExecutorService scheduler =
-        Executors.newSingleThreadScheduledExecutor(
-            runnable -> {
-              Thread thread = new Thread(runnable, "toolledger-sweeper");
-              thread.setDaemon(true);
-              return thread;
-            });
-    scheduler.scheduleWithFixedDelay(
-        () -> {
-          try {
-            SweepReport report = engine.sweep(batchSize);
-            if (report.swept() > 0 || report.pruned() > 0) {
-              LOG.info("sweep pass: {}", report);
-            }
-          } catch (RuntimeException e) {
-            LOG.warn("sweep pass failed; trying again next time: {}", e.toString());
-          }
-        },
-        interval.toMillis(),
-        interval.toMillis(),
-        TimeUnit.MILLISECONDS);
-    return new ExpirySweeper(scheduler);
+    return new ExpirySweeper(
+        BackgroundPass.start(
+            "toolledger-sweeper",
+            interval,
+            () -> {
+              try {
+                SweepReport report = engine.sweep(batchSize);
+                if (report.swept() > 0 || report.pruned() > 0) {
+                  LOG.info("sweep pass: {}", report);
+                }
+              } catch (RuntimeException e) {
+                LOG.warn("sweep pass failed; trying again next time: {}", e.toString());
+              }
+            }));
   }
 
   @Override
   public void close() {
-    scheduler.shutdownNow();
-    try {
-      scheduler.awaitTermination(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    pass.close();
   }
 }

@@ -1,9 +1,6 @@
 package dev.toolledger.core.engine;
 
 import java.time.Duration;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,44 +11,31 @@ public final class RecoveryWorker implements AutoCloseable {
   /** Default pause between passes: 2 seconds. */
   public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(2);
 
-  private final ScheduledExecutorService scheduler;
+  private final BackgroundPass pass;
 
-  private RecoveryWorker(ScheduledExecutorService scheduler) {
-    this.scheduler = scheduler;
+  private RecoveryWorker(BackgroundPass pass) {
+    this.pass = pass;
   }
 
   public static RecoveryWorker start(LedgerEngine engine, Duration interval, int batchSize) {
-    ScheduledExecutorService scheduler =
-        Executors.newSingleThreadScheduledExecutor(
-            runnable -> {
-              Thread thread = new Thread(runnable, "toolledger-recovery");
-              thread.setDaemon(true);
-              return thread;
-            });
-    scheduler.scheduleWithFixedDelay(
-        () -> {
-          try {
-            RecoveryReport report = engine.recoverExpiredClaims(batchSize);
-            if (report.examined() > 0) {
-              LOG.info("recovery pass: {}", report);
-            }
-          } catch (RuntimeException e) {
-            LOG.warn("recovery pass failed; trying again: {}", e.toString());
-          }
-        },
-        interval.toMillis(),
-        interval.toMillis(),
-        TimeUnit.MILLISECONDS);
-    return new RecoveryWorker(scheduler);
+    return new RecoveryWorker(
+        BackgroundPass.start(
+            "toolledger-recovery",
+            interval,
+            () -> {
+              try {
+                RecoveryReport report = engine.recoverExpiredClaims(batchSize);
+                if (report.examined() > 0) {
+                  LOG.info("recovery pass: {}", report);
+                }
+              } catch (RuntimeException e) {
+                LOG.warn("recovery pass failed; trying again: {}", e.toString());
+              }
+            }));
   }
 
   @Override
   public void close() {
-    scheduler.shutdownNow();
-    try {
-      scheduler.awaitTermination(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    pass.close();
   }
 }
