@@ -114,6 +114,21 @@ abstract class LedgerContractTest {
   }
 
   @Test
+  void aReplayIsAReadAndOpensNoWriteTransaction() throws Exception {
+    call(ACME, "op-1", "{\"name\":\"a\"}");
+    long before = store.writeTransactions();
+
+    for (int i = 0; i < 10; i++) {
+      assertThat(call(ACME, "op-1", "{\"name\":\"a\"}")).isInstanceOf(Replayed.class);
+    }
+    assertThat(call(ACME, "op-1", "{\"name\":\"b\"}")).isInstanceOf(KeyReused.class);
+
+    assertThat(store.writeTransactions() - before)
+        .as("replays and conflicts are answered from one read, outside any write transaction")
+        .isZero();
+  }
+
+  @Test
   void retryWithReorderedAndDefaultedParametersIsTheSameIntent() throws Exception {
     call(ACME, "op-1", "{\"name\":\"a\"}");
     ExecutionOutcome retry = call(ACME, "op-1", "{ \"count\": 1.0, \"name\": \"a\" }");
