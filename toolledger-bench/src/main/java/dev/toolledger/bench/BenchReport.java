@@ -57,6 +57,10 @@ public final class BenchReport {
             store.equals("sqlite-normal") ? 0 : 0.9);
         ratio(ratios, store, threads, "keyed-create", "two-phase", 2);
         ratio(ratios, store, threads, "replay", "keyed-create", 5);
+        // No targets: how much of keyed-create's cost is the extra row itself (the floor of any
+        // design that records in the effect's transaction), and how much the engine adds.
+        ratio(ratios, store, threads, "keyed-floor", "bare-insert", 0);
+        ratio(ratios, store, threads, "keyed-create", "keyed-floor", 0);
         if (threads == maxThreads) {
           ratio(ratios, store, threads, "http-keyed-create", "keyed-create", 0.7);
         }

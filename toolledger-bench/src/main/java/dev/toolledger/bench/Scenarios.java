@@ -34,6 +34,7 @@ final class Scenarios {
           "keyed-create",
           "replay",
           "two-phase",
+          "keyed-floor",
           "http-keyed-create",
           "http-replay",
           "mcp-keyed-create");
@@ -45,6 +46,7 @@ final class Scenarios {
         new KeyedCreate(target, keys),
         new Replay(target),
         new TwoPhase(target, keys),
+        new KeyedFloor(target, keys),
         new HttpKeyedCreate(target, keys),
         new HttpReplay(target),
         new McpKeyedCreate(target, keys));
@@ -281,6 +283,73 @@ final class Scenarios {
             }
           });
     }
+  }
+
+  /**
+   * The least that any design which commits its record in the effect's transaction must write: the
+   * note and one ledger-shaped row (same columns and indexes as {@code tl_operations}, already
+   * completed, with its response) in one plain transaction; no read, no claim, no engine. It is the
+   * floor under {@code keyed-create}: {@code keyed-floor / bare-insert} is what the extra row costs
+   * the database, {@code keyed-create / keyed-floor} what the engine adds on top (the read that
+   * lets a replay open no write transaction, the claim, validation, fingerprint).
+   */
+  static final class KeyedFloor implements Scenario {
+    private final Target target;
+    private final AtomicLong keys;
+    private final PlainTransactions plain;
+
+    KeyedFloor(Target target, AtomicLong keys) {
+      this.target = target;
+      this.keys = keys;
+      this.plain = new PlainTransactions(target);
+    }
+
+    @Override
+    public String name() {
+      return "keyed-floor";
+    }
+
+    @Override
+    public void run(int thread, long sequence) throws Exception {
+      String key = newKey(target, keys);
+      plain.run(
+          connection -> {
+            long now = System.currentTimeMillis();
+            long id;
+            try (PreparedStatement ps = connection.prepareStatement(BareInsert.INSERT)) {
+              ps.setString(1, Target.TENANT.value());
+              ps.setString(2, "benchmark note");
+              ps.setString(3, "a note of ordinary size");
+              ps.setLong(4, now);
+              try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                id = rs.getLong(1);
+              }
+            }
+            try (PreparedStatement ps =
+                connection.prepareStatement(
+                    "INSERT INTO bench_floor (tenant, op_key, tool, tool_version, fingerprint,"
+                        + " state, response_status, response_body, created_at, completed_at,"
+                        + " expires_at) VALUES (?, ?, 'create-note', '1', ?, 'COMPLETED', 201, ?,"
+                        + " ?, ?, ?)")) {
+              ps.setString(1, Target.TENANT.value());
+              ps.setString(2, key);
+              ps.setString(3, FLOOR_FINGERPRINT);
+              ps.setString(
+                  4,
+                  "{\"id\":"
+                      + id
+                      + ",\"title\":\"benchmark note\",\"body\":\"a note of ordinary size\"}");
+              ps.setLong(5, now);
+              ps.setLong(6, now);
+              ps.setLong(7, now + Duration.ofDays(7).toMillis());
+              return ps.executeUpdate();
+            }
+          });
+    }
+
+    /** A fingerprint's length: what the ledger stores, not what it computes. */
+    private static final String FLOOR_FINGERPRINT = "0".repeat(64);
   }
 
   /** create-note through the real HTTP server, a new key each time. */

@@ -83,7 +83,23 @@ final class Target implements AutoCloseable {
             "the two-phase alternative's claims",
             "CREATE TABLE bench_two_phase (tenant TEXT NOT NULL, op_key TEXT NOT NULL,"
                 + " fingerprint TEXT NOT NULL, state TEXT NOT NULL, response_body TEXT,"
-                + " created_at BIGINT NOT NULL, PRIMARY KEY (tenant, op_key))"));
+                + " created_at BIGINT NOT NULL, PRIMARY KEY (tenant, op_key))"),
+        // The keyed-floor scenario's rows: tl_operations' columns and indexes as the ledger's
+        // migrations leave them, so that the floor writes the same pages a record does.
+        Migration.portable(
+            2,
+            "the keyed-floor scenario's ledger-shaped rows",
+            "CREATE TABLE bench_floor (tenant TEXT NOT NULL, op_key TEXT NOT NULL, tool TEXT,"
+                + " tool_version TEXT, fingerprint TEXT, state TEXT NOT NULL,"
+                + " response_status INTEGER, response_body TEXT, created_at BIGINT NOT NULL,"
+                + " completed_at BIGINT, expires_at BIGINT, owner TEXT, lease_until BIGINT,"
+                + " fence BIGINT NOT NULL DEFAULT 1, parameters TEXT, PRIMARY KEY (tenant, op_key))",
+            "CREATE INDEX bench_floor_leases ON bench_floor (lease_until)"
+                + " WHERE state = 'IN_PROGRESS'",
+            "CREATE INDEX bench_floor_expiry ON bench_floor (expires_at)"
+                + " WHERE expires_at IS NOT NULL",
+            "CREATE INDEX bench_floor_unknown ON bench_floor (created_at)"
+                + " WHERE state = 'UNKNOWN'"));
   }
 
   static Target sqlite(String name, Path file, Synchronous synchronous) {
