@@ -113,6 +113,20 @@ public final class BenchReport {
           ratio.target() > 0 ? (ratio.met() ? "met" : "NOT MET") : "");
     }
     out.println();
+    // What each operation cost: this process's CPU (clients and server; a PostgreSQL server's
+    // own CPU is not included) and, for the engine's scenarios, how many operations shared each
+    // of the ledger's commits (group commit on SQLite).
+    out.printf("%-46s %12s %12s%n", "cost (store/threads/scenario)", "CPU us/op", "ops/commit");
+    for (Measurement m : results) {
+      if (m.operations > 0) {
+        out.printf(
+            "%-46s %12.1f %12s%n",
+            m.store + "/" + m.threads + "/" + m.scenario,
+            m.cpuMicrosPerOp(),
+            m.commits > 0 ? String.format("%.2f", m.opsPerCommit()) : "-");
+      }
+    }
+    out.println();
     for (Map.Entry<String, Double> entry : writesPerReplay.entrySet()) {
       out.printf("%s: write transactions per replay: %.3f%n", entry.getKey(), entry.getValue());
     }
@@ -143,7 +157,11 @@ public final class BenchReport {
           .put("opsPerSec", round(m.opsPerSec()))
           .put("p50Ms", round(m.p50Ms()))
           .put("p99Ms", round(m.p99Ms()))
-          .put("errors", m.failures);
+          .put("errors", m.failures)
+          .put("cpuMicrosPerOp", round(m.cpuMicrosPerOp()));
+      if (m.commits > 0) {
+        ((ObjectNode) list.get(list.size() - 1)).put("opsPerCommit", round(m.opsPerCommit()));
+      }
     }
     ObjectNode ratios = root.putObject("ratios");
     for (Ratio ratio : ratios()) {

@@ -26,6 +26,10 @@ public final class Harness {
     this.progress = new Progress(err, options.progress());
   }
 
+  private static final com.sun.management.OperatingSystemMXBean PROCESS =
+      (com.sun.management.OperatingSystemMXBean)
+          java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+
   public BenchReport run() throws Exception {
     List<TargetSpec> specs = new ArrayList<>();
     specs.add(new TargetSpec("sqlite-full", Synchronous.FULL));
@@ -62,7 +66,13 @@ public final class Harness {
             for (Scenario scenario : scenarios) {
               progress.label(target.name + " t=" + threads + " " + scenario.name());
               Measurement into = round == 0 ? null : results.get(scenario.name());
+              long commitsBefore = target.store.commits();
+              long cpuBefore = PROCESS.getProcessCpuTime();
               slice(scenario, threads, into);
+              if (into != null) {
+                into.commits += target.store.commits() - commitsBefore;
+                into.cpuNanos += PROCESS.getProcessCpuTime() - cpuBefore;
+              }
               progress.step();
             }
           }

@@ -12,6 +12,12 @@ final class Measurement {
   long failures;
   long nanos;
 
+  /** Commits of the ledger's store during the measured slices (group commit shares them). */
+  long commits;
+
+  /** CPU time of this process during the measured slices (clients and server alike). */
+  long cpuNanos;
+
   Measurement(String store, String scenario, int threads) {
     this.store = store;
     this.scenario = scenario;
@@ -20,6 +26,16 @@ final class Measurement {
 
   double opsPerSec() {
     return nanos == 0 ? 0 : operations * 1e9 / nanos;
+  }
+
+  /** This process's CPU per operation, in microseconds; 0 when nothing was counted. */
+  double cpuMicrosPerOp() {
+    return operations == 0 ? 0 : cpuNanos / 1e3 / operations;
+  }
+
+  /** Operations per commit of the ledger's store; 0 when it did not commit. */
+  double opsPerCommit() {
+    return commits == 0 ? 0 : (double) operations / commits;
   }
 
   double p50Ms() {

@@ -23,8 +23,9 @@ import picocli.CommandLine.Option;
     subcommands = {BenchCommand.Scale.class, BenchCommand.Memory.class},
     description =
         "Measure the ledger's scenarios (bare-insert, keyed-create, replay, two-phase,"
-            + " http-keyed-create, http-replay) interleaved on SQLite FULL and NORMAL and, with a"
-            + " PostgreSQL --db, on PostgreSQL; print ops/s, p50, p99 and the ratios.")
+            + " keyed-floor, http-keyed-create, http-replay, mcp-keyed-create) interleaved on"
+            + " SQLite FULL and NORMAL and, with a PostgreSQL --db, on PostgreSQL; print ops/s,"
+            + " p50, p99, the ratios, CPU per operation and operations per commit.")
 final class BenchCommand implements Callable<Integer> {
   @Option(
       names = "--db",
