@@ -74,19 +74,21 @@ final class Scenarios {
 
     @Override
     public void run(int thread, long sequence) throws Exception {
-      plain.run(
-          connection -> {
-            try (PreparedStatement ps = connection.prepareStatement(INSERT)) {
-              ps.setString(1, Target.TENANT.value());
-              ps.setString(2, "benchmark note");
-              ps.setString(3, "a note of ordinary size");
-              ps.setLong(4, System.currentTimeMillis());
-              try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-              }
-            }
-          });
+      plain.run(connection -> insertNote(connection, System.currentTimeMillis()));
+    }
+
+    /** Inserts the benchmark's note, as create-note would; returns its id. */
+    static long insertNote(java.sql.Connection connection, long now) throws Exception {
+      try (PreparedStatement ps = connection.prepareStatement(INSERT)) {
+        ps.setString(1, Target.TENANT.value());
+        ps.setString(2, "benchmark note");
+        ps.setString(3, "a note of ordinary size");
+        ps.setLong(4, now);
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          return rs.getLong(1);
+        }
+      }
     }
   }
 
@@ -315,17 +317,7 @@ final class Scenarios {
       plain.run(
           connection -> {
             long now = System.currentTimeMillis();
-            long id;
-            try (PreparedStatement ps = connection.prepareStatement(BareInsert.INSERT)) {
-              ps.setString(1, Target.TENANT.value());
-              ps.setString(2, "benchmark note");
-              ps.setString(3, "a note of ordinary size");
-              ps.setLong(4, now);
-              try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                id = rs.getLong(1);
-              }
-            }
+            long id = BareInsert.insertNote(connection, now);
             try (PreparedStatement ps =
                 connection.prepareStatement(
                     "INSERT INTO bench_floor (tenant, op_key, tool, tool_version, fingerprint,"
