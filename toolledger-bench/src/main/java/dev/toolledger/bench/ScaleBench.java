@@ -68,7 +68,6 @@ public final class ScaleBench {
     Map<String, Map<String, Measurement>> all = new LinkedHashMap<>();
     List<String> stores = new ArrayList<>(List.of("sqlite-full"));
     options.postgresUrl().ifPresent(url -> stores.add("postgresql"));
-    progress.total((long) stores.size() * SCENARIOS * (options.rounds() + 1));
     for (String store : stores) {
       try (Target small = open(store, "small");
           Target large = open(store, "large")) {
@@ -87,6 +86,9 @@ public final class ScaleBench {
                 lookup(large, options.large()),
                 new LookupFloor(small, options.small()),
                 new LookupFloor(large, options.large()));
+        if (all.isEmpty()) {
+          progress.total((long) stores.size() * scenarios.size() * (options.rounds() + 1));
+        }
         Map<String, Measurement> results = new LinkedHashMap<>();
         for (Scenario scenario : scenarios) {
           results.put(scenario.name(), new Measurement(store, scenario.name(), options.threads()));
@@ -123,8 +125,6 @@ public final class ScaleBench {
     progress.done();
     return all;
   }
-
-  private static final int SCENARIOS = 7;
 
   private Target open(String store, String size) {
     if (store.equals("postgresql")) {

@@ -114,8 +114,38 @@ class HarnessTest {
     }
   }
 
-  /** Counts in the ledger file the harness left for {@code store} in the --db directory. */
-  private static long count(String store, String sql) throws Exception {
+  @Test
+  void keyedFloorRowsHaveTheLedgerRecordsColumnsAndIndexes() throws Exception {
+    // The floor is only a floor while it writes the pages a record writes: if the ledger's
+    // migrations change tl_operations, bench_floor must follow.
+    String columns =
+        "SELECT name || ' ' || type || ' ' || \"notnull\" || ' ' || IFNULL(dflt_value, '')"
+            + " || ' ' || pk FROM pragma_table_info('%s') ORDER BY cid";
+    String indexes =
+        "SELECT replace(sql, '%s', 'T') FROM sqlite_master WHERE type = 'index'"
+            + " AND tbl_name = '%1$s' AND sql IS NOT NULL ORDER BY 1";
+    assertThat(rows("sqlite-full", columns.formatted("bench_floor")))
+        .isNotEmpty()
+        .isEqualTo(rows("sqlite-full", columns.formatted("tl_operations")));
+    assertThat(rows("sqlite-full", indexes.formatted("bench_floor")))
+        .hasSize(3)
+        .isEqualTo(rows("sqlite-full", indexes.formatted("tl_operations")));
+  }
+
+  private static List<String> rows(String store, String sql) throws Exception {
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + ledger(store));
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery(sql)) {
+      List<String> rows = new java.util.ArrayList<>();
+      while (rs.next()) {
+        rows.add(rs.getString(1));
+      }
+      return rows;
+    }
+  }
+
+  /** The ledger file the harness left for {@code store} in the --db directory. */
+  private static Path ledger(String store) throws Exception {
     List<Path> ledgers;
     try (Stream<Path> files = Files.list(dir)) {
       ledgers =
@@ -124,8 +154,12 @@ class HarnessTest {
               .toList();
     }
     assertThat(ledgers).hasSize(1);
-    Path file = ledgers.get(0);
-    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
+    return ledgers.get(0);
+  }
+
+  /** Counts in the ledger file the harness left for {@code store}. */
+  private static long count(String store, String sql) throws Exception {
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + ledger(store));
         Statement st = c.createStatement();
         ResultSet rs = st.executeQuery(sql)) {
       rs.next();

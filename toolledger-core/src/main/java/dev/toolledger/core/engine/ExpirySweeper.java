@@ -36,14 +36,12 @@ public final class ExpirySweeper implements AutoCloseable {
         BackgroundPass.start(
             "toolledger-sweeper",
             interval,
+            "sweep",
+            LOG,
             () -> {
-              try {
-                SweepReport report = engine.sweep(batchSize);
-                if (report.swept() > 0 || report.pruned() > 0) {
-                  LOG.info("sweep pass: {}", report);
-                }
-              } catch (RuntimeException e) {
-                LOG.warn("sweep pass failed; trying again next time: {}", e.toString());
+              SweepReport report = engine.sweep(batchSize);
+              if (report.swept() > 0 || report.pruned() > 0) {
+                LOG.info("sweep pass: {}", report);
               }
             }));
   }

@@ -22,14 +22,12 @@ public final class RecoveryWorker implements AutoCloseable {
         BackgroundPass.start(
             "toolledger-recovery",
             interval,
+            "recovery",
+            LOG,
             () -> {
-              try {
-                RecoveryReport report = engine.recoverExpiredClaims(batchSize);
-                if (report.examined() > 0) {
-                  LOG.info("recovery pass: {}", report);
-                }
-              } catch (RuntimeException e) {
-                LOG.warn("recovery pass failed; trying again: {}", e.toString());
+              RecoveryReport report = engine.recoverExpiredClaims(batchSize);
+              if (report.examined() > 0) {
+                LOG.info("recovery pass: {}", report);
               }
             }));
   }
