@@ -7,12 +7,14 @@ import dev.toolledger.server.Http.Reply;
 import dev.toolledger.server.auth.OperatorAuthenticator;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
@@ -32,12 +34,14 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * its key, reads its timeline, resolves it, and sees the change; the API then refuses a retry of
  * the key as the operator decided.
  *
- * <p>Uses Debian's {@code chromium} and {@code chromium-driver} when installed ({@code .ci/run}
- * installs them); otherwise Selenium Manager provides a Chrome, which needs network access once.
+ * <p>Drives a Chromium and ChromeDriver already installed on this machine ({@link LocalChromium}
+ * says where it looks); it never downloads one. Without them it is skipped with a message naming
+ * what to install, or fails when {@code TOOLLEDGER_REQUIRE_BROWSER=true} ({@code .ci/run} installs
+ * Debian's {@code chromium} and {@code chromium-driver} and sets it). Tagged {@code browser}:
+ * {@code mvn -B verify -DexcludedGroups=browser} runs everything else.
  */
+@Tag("browser")
 class ConsoleBrowserTest {
-  static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-  static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
   static final String OPERATOR = "operator-secret-for-tests-0123456789";
 
   /** A valid operation key (visible ASCII) that would run script if it were put in as HTML. */
@@ -52,6 +56,15 @@ class ConsoleBrowserTest {
 
   @BeforeEach
   void start() {
+    Optional<LocalChromium> chromium = LocalChromium.find();
+    if (chromium.isEmpty()) {
+      String why = LocalChromium.missing();
+      if (LocalChromium.required()) {
+        throw new IllegalStateException(LocalChromium.REQUIRE_VARIABLE + " is set: " + why);
+      }
+      LocalChromium.warn("SKIPPED ConsoleBrowserTest: " + why);
+      Assumptions.abort(why);
+    }
     cluster =
         Cluster.sqlite(
             dir.resolve("ledger.db"),
@@ -69,20 +82,13 @@ class ConsoleBrowserTest {
         "--disable-sync",
         "--disable-dev-shm-usage",
         "--user-data-dir=" + dir.resolve("chromium-profile"));
-    if (Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER)) {
-      options.setBinary(CHROMIUM.toFile());
-      ChromeDriverService service =
-          new ChromeDriverService.Builder()
-              .usingDriverExecutable(CHROMEDRIVER.toFile())
-              .usingAnyFreePort()
-              .build();
-      browser = new ChromeDriver(service, options);
-    } else {
-      // No Debian Chromium: Selenium Manager finds an installed Chrome or downloads Chrome for
-      // Testing and its driver into ~/.cache/selenium. If neither works the test fails (it is
-      // never skipped): the console is part of the product.
-      browser = new ChromeDriver(options);
-    }
+    options.setBinary(chromium.get().browser().toFile());
+    ChromeDriverService service =
+        new ChromeDriverService.Builder()
+            .usingDriverExecutable(chromium.get().driver().toFile())
+            .usingAnyFreePort()
+            .build();
+    browser = new ChromeDriver(service, options);
     wait = new WebDriverWait(browser, Duration.ofSeconds(30));
   }
 
