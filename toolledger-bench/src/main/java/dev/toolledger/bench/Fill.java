@@ -1,6 +1,6 @@
 package dev.toolledger.bench;
 
-import dev.toolledger.core.store.SqlDialect;
+import dev.toolledger.api.SqlDialect;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import java.sql.PreparedStatement;
 

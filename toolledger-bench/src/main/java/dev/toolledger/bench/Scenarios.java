@@ -105,7 +105,7 @@ final class Scenarios {
 
     PlainTransactions(Target target) {
       this.target = target;
-      this.sqlite = target.store.dialect() == dev.toolledger.core.store.SqlDialect.SQLITE;
+      this.sqlite = target.store.dialect() == dev.toolledger.api.SqlDialect.SQLITE;
     }
 
     interface Work<T> {

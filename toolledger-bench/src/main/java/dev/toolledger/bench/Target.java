@@ -1,10 +1,10 @@
 package dev.toolledger.bench;
 
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.engine.ExecutionOutcome;
 import dev.toolledger.core.engine.Invocation;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.PostgresOptions;

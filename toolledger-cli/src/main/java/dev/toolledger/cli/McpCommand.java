@@ -1,8 +1,8 @@
 package dev.toolledger.cli;
 
+import dev.toolledger.api.SqlDialect;
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.engine.EngineConfig;
-import dev.toolledger.core.identity.TenantId;
-import dev.toolledger.core.store.SqlDialect;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.server.ToolLedgerApp;
 import dev.toolledger.server.ToolLedgerStdio;

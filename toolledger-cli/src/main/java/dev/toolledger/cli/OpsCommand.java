@@ -1,8 +1,8 @@
 package dev.toolledger.cli;
 
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.engine.LedgerEngine;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationRecord;
 import dev.toolledger.core.operation.OperationState;

@@ -1,7 +1,7 @@
 package dev.toolledger.cli;
 
+import dev.toolledger.api.SqlDialect;
 import dev.toolledger.core.engine.EngineConfig;
-import dev.toolledger.core.store.SqlDialect;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.server.ServerConfig;
 import dev.toolledger.server.ToolLedgerApp;

@@ -1,8 +1,8 @@
 package dev.toolledger.cli;
 
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.auth.Scopes;
 import dev.toolledger.core.auth.TokenRecord;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.server.auth.Tokens;
 import java.time.Clock;

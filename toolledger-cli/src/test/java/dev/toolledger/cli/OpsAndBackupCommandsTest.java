@@ -2,11 +2,11 @@ package dev.toolledger.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.engine.Invocation;
 import dev.toolledger.core.engine.LedgerEngine;
 import dev.toolledger.core.engine.Resolution;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.tool.ToolRegistry;
 import dev.toolledger.jdbc.JdbcLedgerStore;

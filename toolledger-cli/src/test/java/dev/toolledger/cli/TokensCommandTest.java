@@ -2,8 +2,8 @@ package dev.toolledger.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.auth.Scopes;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.SqliteOptions;
 import dev.toolledger.server.auth.Principal;

@@ -2,6 +2,7 @@ package dev.toolledger.clientmcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolledger.api.TenantId;
 import dev.toolledger.client.HttpSide;
 import dev.toolledger.client.LookupResult;
 import dev.toolledger.client.Outcome;
@@ -9,7 +10,6 @@ import dev.toolledger.client.retry.AttemptResult;
 import dev.toolledger.core.engine.ExecutionOutcome;
 import dev.toolledger.core.fingerprint.Fingerprint;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.operation.OperationIntent;
 import dev.toolledger.core.operation.OperationRecord;

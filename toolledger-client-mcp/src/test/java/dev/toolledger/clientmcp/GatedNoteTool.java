@@ -2,11 +2,11 @@ package dev.toolledger.clientmcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.toolledger.api.ToolDescriptor;
+import dev.toolledger.api.ToolResponse;
+import dev.toolledger.api.TransactionContext;
+import dev.toolledger.api.TransactionalTool;
 import dev.toolledger.core.json.Json;
-import dev.toolledger.core.tool.ToolDescriptor;
-import dev.toolledger.core.tool.ToolResponse;
-import dev.toolledger.core.tool.TransactionContext;
-import dev.toolledger.core.tool.TransactionalTool;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.concurrent.CountDownLatch;

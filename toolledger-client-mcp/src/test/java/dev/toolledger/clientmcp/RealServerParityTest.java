@@ -3,6 +3,7 @@ package dev.toolledger.clientmcp;
 import static dev.toolledger.clientmcp.ClassificationParityTest.summary;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolledger.api.TenantId;
 import dev.toolledger.client.ActionTransport;
 import dev.toolledger.client.HttpSide;
 import dev.toolledger.client.LookupResult;
@@ -11,7 +12,6 @@ import dev.toolledger.client.journal.Action;
 import dev.toolledger.client.retry.AttemptResult;
 import dev.toolledger.core.engine.Resolution;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.server.notes.NotesTool;
 import java.net.ServerSocket;

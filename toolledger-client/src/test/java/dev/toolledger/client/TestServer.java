@@ -1,7 +1,7 @@
 package dev.toolledger.client;
 
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.engine.EngineConfig;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.SqliteOptions;
 import dev.toolledger.server.ServerConfig;

@@ -1,6 +1,6 @@
 package dev.toolledger.jdbc;
 
-import dev.toolledger.core.store.SqlDialect;
+import dev.toolledger.api.SqlDialect;
 import dev.toolledger.jdbc.internal.Statements;
 import dev.toolledger.jdbc.migration.TransactionControl;
 import java.sql.Connection;

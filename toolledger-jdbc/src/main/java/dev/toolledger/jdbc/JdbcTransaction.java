@@ -1,18 +1,18 @@
 package dev.toolledger.jdbc;
 
+import dev.toolledger.api.Outbox;
+import dev.toolledger.api.SqlDialect;
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationRecord;
 import dev.toolledger.core.operation.OperationState;
 import dev.toolledger.core.operation.StoredResponse;
 import dev.toolledger.core.operation.Tombstone;
-import dev.toolledger.core.outbox.Outbox;
 import dev.toolledger.core.store.ClaimResult;
 import dev.toolledger.core.store.LeaseClaim;
 import dev.toolledger.core.store.LedgerTransaction;
 import dev.toolledger.core.store.NewOperation;
-import dev.toolledger.core.store.SqlDialect;
 import dev.toolledger.core.store.StoreException;
 import dev.toolledger.core.store.TransientStoreException;
 import dev.toolledger.jdbc.internal.GuardedConnection;

@@ -1,8 +1,8 @@
 package dev.toolledger.jdbc;
 
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.fingerprint.Fingerprint;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationIntent;
 import dev.toolledger.core.operation.OperationRecord;

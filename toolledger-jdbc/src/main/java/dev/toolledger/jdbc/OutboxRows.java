@@ -1,11 +1,11 @@
 package dev.toolledger.jdbc;
 
+import dev.toolledger.api.Outbox;
+import dev.toolledger.api.OutboxMessage;
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.json.Json;
-import dev.toolledger.core.outbox.Outbox;
 import dev.toolledger.core.outbox.OutboxEvent;
-import dev.toolledger.core.outbox.OutboxMessage;
 import dev.toolledger.core.outbox.OutboxState;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,6 @@
 package dev.toolledger.jdbc;
 
-import dev.toolledger.core.store.SqlDialect;
+import dev.toolledger.api.SqlDialect;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;

@@ -1,8 +1,8 @@
 package dev.toolledger.jdbc;
 
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.fingerprint.Fingerprint;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.operation.Tombstone;
 import dev.toolledger.jdbc.internal.Statements;
 import java.sql.Connection;

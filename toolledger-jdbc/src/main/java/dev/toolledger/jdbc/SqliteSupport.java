@@ -1,6 +1,6 @@
 package dev.toolledger.jdbc;
 
-import dev.toolledger.core.store.SqlDialect;
+import dev.toolledger.api.SqlDialect;
 import dev.toolledger.jdbc.internal.Statements;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

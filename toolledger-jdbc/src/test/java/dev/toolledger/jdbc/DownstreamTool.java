@@ -1,14 +1,14 @@
 package dev.toolledger.jdbc;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.toolledger.api.DownstreamStatus;
+import dev.toolledger.api.EffectContext;
+import dev.toolledger.api.EffectResult;
+import dev.toolledger.api.ExternalTool;
+import dev.toolledger.api.ToolDescriptor;
 import dev.toolledger.core.fingerprint.Fingerprinter;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.operation.OperationIntent;
-import dev.toolledger.core.tool.DownstreamStatus;
-import dev.toolledger.core.tool.EffectContext;
-import dev.toolledger.core.tool.EffectResult;
-import dev.toolledger.core.tool.ExternalTool;
-import dev.toolledger.core.tool.ToolDescriptor;
 import java.time.Duration;
 
 /**

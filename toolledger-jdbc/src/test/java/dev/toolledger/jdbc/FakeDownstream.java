@@ -1,10 +1,10 @@
 package dev.toolledger.jdbc;
 
+import dev.toolledger.api.DownstreamStatus;
+import dev.toolledger.api.EffectContext;
+import dev.toolledger.api.EffectResult;
+import dev.toolledger.api.ToolResponse;
 import dev.toolledger.core.json.Json;
-import dev.toolledger.core.tool.DownstreamStatus;
-import dev.toolledger.core.tool.EffectContext;
-import dev.toolledger.core.tool.EffectResult;
-import dev.toolledger.core.tool.ToolResponse;
 import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -2,12 +2,12 @@ package dev.toolledger.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.engine.ExecutionOutcome;
 import dev.toolledger.core.engine.Invocation;
 import dev.toolledger.core.engine.LedgerEngine;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.tool.ToolRegistry;
 import java.sql.Connection;

@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.toolledger.api.TenantId;
+import dev.toolledger.api.ToolDescriptor;
+import dev.toolledger.api.ToolResponse;
+import dev.toolledger.api.TransactionalTool;
 import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.engine.ExecutionOutcome;
 import dev.toolledger.core.engine.ExecutionOutcome.Executed;
@@ -15,16 +19,12 @@ import dev.toolledger.core.engine.Invocation;
 import dev.toolledger.core.engine.LedgerEngine;
 import dev.toolledger.core.engine.ToolExecutionException;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.operation.OperationRecord;
 import dev.toolledger.core.operation.OperationState;
 import dev.toolledger.core.operation.StoredResponse;
 import dev.toolledger.core.store.TransactionWork;
-import dev.toolledger.core.tool.ToolDescriptor;
 import dev.toolledger.core.tool.ToolRegistry;
-import dev.toolledger.core.tool.ToolResponse;
-import dev.toolledger.core.tool.TransactionalTool;
 import dev.toolledger.jdbc.migration.Migration;
 import dev.toolledger.jdbc.migration.SchemaMigrations;
 import java.sql.Connection;
@@ -162,7 +162,7 @@ abstract class LedgerContractTest {
 
           @Override
           public ToolResponse execute(
-              dev.toolledger.core.tool.TransactionContext context, JsonNode parameters) {
+              dev.toolledger.api.TransactionContext context, JsonNode parameters) {
             throw new AssertionError("must not run");
           }
         };

@@ -4,12 +4,12 @@ import static dev.toolledger.jdbc.FakeDownstream.Step.EFFECT_THEN_LOSE_RESPONSE;
 import static dev.toolledger.jdbc.FakeDownstream.Step.EFFECT_THEN_PAUSE;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.engine.ExecutionOutcome;
 import dev.toolledger.core.engine.Invocation;
 import dev.toolledger.core.engine.LedgerEngine;
 import dev.toolledger.core.engine.Resolution;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.operation.OperationState;
 import dev.toolledger.core.outbox.OutboxEvent;

@@ -3,13 +3,13 @@ package dev.toolledger.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.toolledger.api.SqlDialect;
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.engine.ExecutionOutcome.Executed;
 import dev.toolledger.core.engine.Invocation;
 import dev.toolledger.core.engine.LedgerEngine;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.json.Json;
-import dev.toolledger.core.store.SqlDialect;
 import dev.toolledger.core.store.StoreException;
 import dev.toolledger.core.tool.ToolRegistry;
 import dev.toolledger.jdbc.testing.PostgresTestDatabase;

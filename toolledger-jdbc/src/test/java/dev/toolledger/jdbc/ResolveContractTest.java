@@ -5,6 +5,7 @@ import static dev.toolledger.jdbc.FakeDownstream.Step.EFFECT_THEN_PAUSE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.engine.ExecutionOutcome;
 import dev.toolledger.core.engine.ExecutionOutcome.Executed;
@@ -16,7 +17,6 @@ import dev.toolledger.core.engine.LedgerEngine;
 import dev.toolledger.core.engine.Resolution;
 import dev.toolledger.core.engine.ResolveOutcome;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationRecord;

@@ -4,6 +4,7 @@ import static dev.toolledger.jdbc.FakeDownstream.Step.EFFECT_THEN_LOSE_RESPONSE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.engine.ExecutionOutcome;
 import dev.toolledger.core.engine.ExecutionOutcome.Executed;
@@ -15,7 +16,6 @@ import dev.toolledger.core.engine.LedgerEngine;
 import dev.toolledger.core.engine.Resolution;
 import dev.toolledger.core.engine.ResolveOutcome;
 import dev.toolledger.core.engine.SweepReport;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.operation.OperationRecord;
 import dev.toolledger.core.operation.OperationState;

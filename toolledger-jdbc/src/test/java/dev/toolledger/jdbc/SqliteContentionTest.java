@@ -3,6 +3,7 @@ package dev.toolledger.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.engine.ExecutionOutcome;
 import dev.toolledger.core.engine.ExecutionOutcome.Busy;
@@ -11,7 +12,6 @@ import dev.toolledger.core.engine.Invocation;
 import dev.toolledger.core.engine.LedgerEngine;
 import dev.toolledger.core.engine.ToolExecutionException;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.tool.ToolRegistry;
 import java.nio.file.Path;

@@ -3,11 +3,11 @@ package dev.toolledger.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.engine.ExecutionOutcome;
 import dev.toolledger.core.engine.Invocation;
 import dev.toolledger.core.engine.LedgerEngine;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.tool.ToolRegistry;
 import java.nio.file.Path;

@@ -1,8 +1,8 @@
 package dev.toolledger.jdbc;
 
+import dev.toolledger.api.SqlDialect;
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
-import dev.toolledger.core.store.SqlDialect;
 import dev.toolledger.jdbc.migration.SchemaMigrations;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -2,10 +2,10 @@ package dev.toolledger.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolledger.api.SqlDialect;
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.auth.Scopes;
 import dev.toolledger.core.auth.TokenRecord;
-import dev.toolledger.core.identity.TenantId;
-import dev.toolledger.core.store.SqlDialect;
 import dev.toolledger.jdbc.migration.Migrator;
 import dev.toolledger.jdbc.migration.SchemaMigrations;
 import java.nio.file.Path;

@@ -1,13 +1,13 @@
 package dev.toolledger.server;
 
+import dev.toolledger.api.TenantId;
+import dev.toolledger.api.Tool;
 import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.engine.ExpirySweeper;
 import dev.toolledger.core.engine.LedgerEngine;
 import dev.toolledger.core.engine.OutcomeListener;
 import dev.toolledger.core.engine.RecoveryWorker;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.outbox.OutboxRelay;
-import dev.toolledger.core.tool.Tool;
 import dev.toolledger.core.tool.ToolRegistry;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.server.auth.OperatorAuthenticator;

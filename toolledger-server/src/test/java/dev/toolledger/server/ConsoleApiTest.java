@@ -3,8 +3,8 @@ package dev.toolledger.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.auth.Scopes;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.server.Http.Reply;
 import dev.toolledger.server.auth.OperatorAuthenticator;
 import java.net.URLEncoder;

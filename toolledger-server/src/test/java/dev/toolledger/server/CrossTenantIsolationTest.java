@@ -2,12 +2,12 @@ package dev.toolledger.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.auth.Scopes;
 import dev.toolledger.core.auth.TokenRecord;
 import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.fingerprint.Fingerprinter;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.operation.OperationIntent;
 import dev.toolledger.core.store.ClaimResult;

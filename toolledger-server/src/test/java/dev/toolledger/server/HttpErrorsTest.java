@@ -2,7 +2,7 @@ package dev.toolledger.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolledger.core.identity.TenantId;
+import dev.toolledger.api.TenantId;
 import dev.toolledger.server.Http.Reply;
 import java.net.URI;
 import java.net.http.HttpRequest;

@@ -1,12 +1,12 @@
 package dev.toolledger.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.toolledger.api.EffectContext;
+import dev.toolledger.api.EffectResult;
+import dev.toolledger.api.ExternalTool;
+import dev.toolledger.api.ToolDescriptor;
+import dev.toolledger.api.ToolResponse;
 import dev.toolledger.core.json.Json;
-import dev.toolledger.core.tool.EffectContext;
-import dev.toolledger.core.tool.EffectResult;
-import dev.toolledger.core.tool.ExternalTool;
-import dev.toolledger.core.tool.ToolDescriptor;
-import dev.toolledger.core.tool.ToolResponse;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;

@@ -1,8 +1,8 @@
 package dev.toolledger.server;
 
+import dev.toolledger.api.TenantId;
+import dev.toolledger.api.TransactionalTool;
 import dev.toolledger.core.engine.EngineConfig;
-import dev.toolledger.core.identity.TenantId;
-import dev.toolledger.core.tool.TransactionalTool;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.SqliteOptions;
 import dev.toolledger.jdbc.testing.PostgresTestDatabase;

@@ -2,7 +2,7 @@ package dev.toolledger.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolledger.core.identity.TenantId;
+import dev.toolledger.api.TenantId;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.SqliteOptions;
 import dev.toolledger.server.auth.Tokens;

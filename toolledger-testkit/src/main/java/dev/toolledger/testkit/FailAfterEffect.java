@@ -1,10 +1,10 @@
 package dev.toolledger.testkit;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.toolledger.core.tool.ToolDescriptor;
-import dev.toolledger.core.tool.ToolResponse;
-import dev.toolledger.core.tool.TransactionContext;
-import dev.toolledger.core.tool.TransactionalTool;
+import dev.toolledger.api.ToolDescriptor;
+import dev.toolledger.api.ToolResponse;
+import dev.toolledger.api.TransactionContext;
+import dev.toolledger.api.TransactionalTool;
 import java.util.function.BooleanSupplier;
 
 /**

@@ -1,8 +1,8 @@
 package dev.toolledger.cli.demo;
 
+import dev.toolledger.api.TransactionalTool;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.outbox.OutboxState;
-import dev.toolledger.core.tool.TransactionalTool;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.SqliteOptions;
 import dev.toolledger.server.ServerConfig;
@@ -74,10 +74,8 @@ public final class DemoScript {
       out.println("  ledger  " + database);
       out.println(
           "  attachment service " + attachments.endpoint() + " (its own database and inbox)");
-      String alice =
-          app.tokens().issue(dev.toolledger.core.identity.TenantId.of("demo-a"), "demo").token();
-      String bob =
-          app.tokens().issue(dev.toolledger.core.identity.TenantId.of("demo-b"), "demo").token();
+      String alice = app.tokens().issue(dev.toolledger.api.TenantId.of("demo-a"), "demo").token();
+      String bob = app.tokens().issue(dev.toolledger.api.TenantId.of("demo-b"), "demo").token();
       out.println("  tenants demo-a and demo-b, each with its own bearer token");
 
       step(1, "An agent creates a note. The server commits it, but the response is lost.");

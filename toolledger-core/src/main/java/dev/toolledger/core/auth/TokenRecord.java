@@ -1,6 +1,6 @@
 package dev.toolledger.core.auth;
 
-import dev.toolledger.core.identity.TenantId;
+import dev.toolledger.api.TenantId;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;

@@ -1,7 +1,7 @@
 package dev.toolledger.core.engine;
 
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

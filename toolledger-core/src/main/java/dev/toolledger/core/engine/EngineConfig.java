@@ -1,6 +1,6 @@
 package dev.toolledger.core.engine;
 
-import dev.toolledger.core.tool.ToolDescriptor;
+import dev.toolledger.api.ToolDescriptor;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;

@@ -1,11 +1,11 @@
 package dev.toolledger.core.engine;
 
+import dev.toolledger.api.Outbox;
+import dev.toolledger.api.SqlDialect;
+import dev.toolledger.api.TenantId;
+import dev.toolledger.api.TransactionContext;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
-import dev.toolledger.core.outbox.Outbox;
 import dev.toolledger.core.store.LedgerTransaction;
-import dev.toolledger.core.store.SqlDialect;
-import dev.toolledger.core.tool.TransactionContext;
 import java.sql.Connection;
 import java.time.Instant;
 

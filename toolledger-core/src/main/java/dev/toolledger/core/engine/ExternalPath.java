@@ -1,8 +1,13 @@
 package dev.toolledger.core.engine;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.toolledger.api.DownstreamStatus;
+import dev.toolledger.api.EffectContext;
+import dev.toolledger.api.EffectResult;
+import dev.toolledger.api.ExternalTool;
+import dev.toolledger.api.TenantId;
+import dev.toolledger.api.ToolResponse;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationIntent;
@@ -15,11 +20,6 @@ import dev.toolledger.core.store.LedgerStore;
 import dev.toolledger.core.store.LedgerTransaction;
 import dev.toolledger.core.store.NewOperation;
 import dev.toolledger.core.store.TransientStoreException;
-import dev.toolledger.core.tool.DownstreamStatus;
-import dev.toolledger.core.tool.EffectContext;
-import dev.toolledger.core.tool.EffectResult;
-import dev.toolledger.core.tool.ExternalTool;
-import dev.toolledger.core.tool.ToolResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -473,7 +473,7 @@ final class ExternalPath {
                       ? Optional.of(
                           at.plus(
                               tool == null
-                                  ? dev.toolledger.core.tool.ToolDescriptor.DEFAULT_RETENTION
+                                  ? dev.toolledger.api.ToolDescriptor.DEFAULT_RETENTION
                                   : config.retentionOf(tool.descriptor())))
                       : Optional.empty();
               boolean changed = tx.settleFenced(tenant, key, fence, to, at, expires);

@@ -1,8 +1,8 @@
 package dev.toolledger.core.engine;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

@@ -1,6 +1,6 @@
 package dev.toolledger.core.engine;
 
-import dev.toolledger.core.identity.TenantId;
+import dev.toolledger.api.TenantId;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;

@@ -1,5 +1,6 @@
 package dev.toolledger.core.identity;
 
+import dev.toolledger.api.TenantId;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

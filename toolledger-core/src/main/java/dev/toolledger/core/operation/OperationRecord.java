@@ -1,7 +1,7 @@
 package dev.toolledger.core.operation;
 
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;

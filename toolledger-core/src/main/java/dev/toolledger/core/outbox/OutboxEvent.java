@@ -1,6 +1,6 @@
 package dev.toolledger.core.outbox;
 
-import dev.toolledger.core.identity.TenantId;
+import dev.toolledger.api.TenantId;
 import java.net.URI;
 import java.time.Instant;
 import java.util.Objects;

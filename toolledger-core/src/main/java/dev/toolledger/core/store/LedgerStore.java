@@ -1,7 +1,8 @@
 package dev.toolledger.core.store;
 
+import dev.toolledger.api.SqlDialect;
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationRecord;
 import dev.toolledger.core.operation.Tombstone;

@@ -1,12 +1,13 @@
 package dev.toolledger.core.store;
 
+import dev.toolledger.api.Outbox;
+import dev.toolledger.api.SqlDialect;
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationState;
 import dev.toolledger.core.operation.StoredResponse;
 import dev.toolledger.core.operation.Tombstone;
-import dev.toolledger.core.outbox.Outbox;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,7 +1,7 @@
 package dev.toolledger.core.store;
 
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.operation.OperationIntent;
 import java.time.Instant;
 import java.util.Objects;

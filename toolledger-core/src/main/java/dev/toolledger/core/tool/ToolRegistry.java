@@ -1,5 +1,7 @@
 package dev.toolledger.core.tool;
 
+import dev.toolledger.api.Tool;
+import dev.toolledger.api.ToolDescriptor;
 import dev.toolledger.core.schema.ParameterSchema;
 import java.util.Collection;
 import java.util.LinkedHashMap;

@@ -1,6 +1,6 @@
 package dev.toolledger.jdbc.migration;
 
-import dev.toolledger.core.store.SqlDialect;
+import dev.toolledger.api.SqlDialect;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package dev.toolledger.jdbc.migration;
 
-import dev.toolledger.core.store.SqlDialect;
+import dev.toolledger.api.SqlDialect;
 import dev.toolledger.core.store.StoreException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,7 +1,7 @@
 package dev.toolledger.jdbc.ops;
 
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.operation.OperationState;
 import java.time.Instant;
 import java.util.Optional;

@@ -1,7 +1,7 @@
 package dev.toolledger.server.auth;
 
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.auth.Scopes;
-import dev.toolledger.core.identity.TenantId;
 import java.util.Objects;
 import java.util.Optional;
 

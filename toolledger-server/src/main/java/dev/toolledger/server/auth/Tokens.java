@@ -1,9 +1,9 @@
 package dev.toolledger.server.auth;
 
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.auth.Scopes;
 import dev.toolledger.core.auth.TokenRecord;
 import dev.toolledger.core.auth.TokenStore;
-import dev.toolledger.core.identity.TenantId;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

@@ -2,6 +2,8 @@ package dev.toolledger.server.mcp;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.toolledger.api.ExternalTool;
+import dev.toolledger.api.ToolDescriptor;
 import dev.toolledger.core.engine.Invocation;
 import dev.toolledger.core.engine.LedgerEngine;
 import dev.toolledger.core.engine.ToolExecutionException;
@@ -13,8 +15,6 @@ import dev.toolledger.core.problem.ProblemType;
 import dev.toolledger.core.schema.ParameterSchema;
 import dev.toolledger.core.schema.Validation;
 import dev.toolledger.core.store.TransientStoreException;
-import dev.toolledger.core.tool.ExternalTool;
-import dev.toolledger.core.tool.ToolDescriptor;
 import dev.toolledger.core.tool.ToolRegistry.RegisteredTool;
 import dev.toolledger.server.mcp.OperationKeys.Resolution;
 import dev.toolledger.server.observe.LogSafety;

@@ -1,7 +1,7 @@
 package dev.toolledger.server.observe;
 
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.engine.OutcomeListener;
-import dev.toolledger.core.identity.TenantId;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;

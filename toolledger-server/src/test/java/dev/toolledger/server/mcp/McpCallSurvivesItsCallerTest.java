@@ -2,8 +2,8 @@ package dev.toolledger.server.mcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.operation.OperationRecord;
 import dev.toolledger.core.operation.OperationState;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;

@@ -1,6 +1,6 @@
 package dev.toolledger.server.mcp;
 
-import dev.toolledger.core.identity.TenantId;
+import dev.toolledger.api.TenantId;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.SqliteOptions;
 import dev.toolledger.server.ServerConfig;

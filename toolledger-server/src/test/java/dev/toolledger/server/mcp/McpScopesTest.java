@@ -5,8 +5,8 @@ import static dev.toolledger.server.mcp.McpToolsOverHttpTest.getOperation;
 import static dev.toolledger.server.mcp.McpToolsOverHttpTest.problemType;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolledger.api.TenantId;
 import dev.toolledger.core.auth.Scopes;
-import dev.toolledger.core.identity.TenantId;
 import dev.toolledger.core.problem.ProblemType;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;

@@ -1,11 +1,11 @@
 package dev.toolledger.server.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.toolledger.api.EffectContext;
+import dev.toolledger.api.EffectResult;
+import dev.toolledger.api.ExternalTool;
+import dev.toolledger.api.ToolDescriptor;
 import dev.toolledger.core.json.Json;
-import dev.toolledger.core.tool.EffectContext;
-import dev.toolledger.core.tool.EffectResult;
-import dev.toolledger.core.tool.ExternalTool;
-import dev.toolledger.core.tool.ToolDescriptor;
 
 /** A test-only external tool whose downstream is never reachable: nothing ever happens. */
 final class UnreachableServiceTool implements ExternalTool {

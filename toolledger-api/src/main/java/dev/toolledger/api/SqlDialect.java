@@ -1,4 +1,4 @@
-package dev.toolledger.core.store;
+package dev.toolledger.api;
 
 /** The SQL a store's connections speak, so that tools can choose portable statements. */
 public enum SqlDialect {

@@ -1,4 +1,4 @@
-package dev.toolledger.core.tool;
+package dev.toolledger.api;
 
 import java.util.Objects;
 

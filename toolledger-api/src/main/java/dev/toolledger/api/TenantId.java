@@ -1,4 +1,4 @@
-package dev.toolledger.core.identity;
+package dev.toolledger.api;
 
 import java.util.Objects;
 import java.util.regex.Pattern;

@@ -1,4 +1,4 @@
-package dev.toolledger.core.tool;
+package dev.toolledger.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Objects;

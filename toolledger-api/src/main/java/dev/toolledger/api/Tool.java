@@ -1,4 +1,4 @@
-package dev.toolledger.core.tool;
+package dev.toolledger.api;
 
 /**
  * A write tool whose calls ToolLedger makes safe to retry. The kind of tool decides where its

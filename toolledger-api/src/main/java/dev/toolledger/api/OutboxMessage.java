@@ -1,4 +1,4 @@
-package dev.toolledger.core.outbox;
+package dev.toolledger.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.URI;

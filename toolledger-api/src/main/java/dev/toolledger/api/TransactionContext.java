@@ -1,8 +1,5 @@
-package dev.toolledger.core.tool;
+package dev.toolledger.api;
 
-import dev.toolledger.core.identity.TenantId;
-import dev.toolledger.core.outbox.Outbox;
-import dev.toolledger.core.store.SqlDialect;
 import java.sql.Connection;
 import java.time.Instant;
 

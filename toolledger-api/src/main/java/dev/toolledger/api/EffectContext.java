@@ -1,6 +1,4 @@
-package dev.toolledger.core.tool;
-
-import dev.toolledger.core.identity.TenantId;
+package dev.toolledger.api;
 
 /**
  * What an {@link ExternalTool} gets for one attempt of its effect.

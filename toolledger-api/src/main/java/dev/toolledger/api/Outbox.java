@@ -1,4 +1,4 @@
-package dev.toolledger.core.outbox;
+package dev.toolledger.api;
 
 /**
  * Enqueues events inside the ledger's transaction: an event is stored if and only if the effect and
