@@ -6,6 +6,9 @@ import dev.toolledger.core.engine.ExecutionOutcome;
 import dev.toolledger.core.engine.Invocation;
 import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.json.Json;
+import dev.toolledger.examples.notes.NotesPlugin;
+import dev.toolledger.examples.notes.NotesTables;
+import dev.toolledger.examples.notes.NotesTool;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.PostgresOptions;
 import dev.toolledger.jdbc.SqliteOptions;
@@ -14,7 +17,7 @@ import dev.toolledger.jdbc.migration.Migration;
 import dev.toolledger.jdbc.migration.SchemaMigrations;
 import dev.toolledger.server.ServerConfig;
 import dev.toolledger.server.ToolLedgerApp;
-import dev.toolledger.server.notes.NotesSchema;
+import dev.toolledger.server.plugins.PluginRegistration;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.sql.Connection;
@@ -57,6 +60,7 @@ final class Target implements AutoCloseable {
     this.runId = randomHex(4);
     this.app =
         ToolLedgerApp.builder(store)
+            .plugin(NotesPlugin.serving(NotesTool.unlimited()))
             // One tenant drives every scenario: the per-tenant rate of new operations would be
             // the thing measured.
             .engineConfig(EngineConfig.builder().nodeId("bench").unlimitedNewOperations().build())
@@ -108,7 +112,7 @@ final class Target implements AutoCloseable {
             SqliteOptions.builder(file)
                 .synchronous(synchronous)
                 .poolSize(32)
-                .migrations(NotesSchema.migrations(), benchTables())
+                .migrations(PluginRegistration.migrations(NotesTables.schema()), benchTables())
                 .build());
     return new Target(name, store, Optional.of(file.toAbsolutePath().getParent()), () -> {});
   }
@@ -127,7 +131,7 @@ final class Target implements AutoCloseable {
         JdbcLedgerStore.postgres(
             PostgresOptions.builder(scoped)
                 .poolSize(32)
-                .migrations(NotesSchema.migrations(), benchTables())
+                .migrations(PluginRegistration.migrations(NotesTables.schema()), benchTables())
                 .build());
     return new Target(
         "postgresql",

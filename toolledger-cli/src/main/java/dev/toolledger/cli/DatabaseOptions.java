@@ -4,7 +4,6 @@ import dev.toolledger.jdbc.DatabaseLocation;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.SqliteOptions;
 import dev.toolledger.jdbc.Synchronous;
-import dev.toolledger.server.notes.NotesSchema;
 import java.time.Duration;
 import java.util.List;
 import picocli.CommandLine.Option;
@@ -48,13 +47,13 @@ final class DatabaseOptions {
     return DatabaseLocation.resolve(db, System.getenv());
   }
 
-  /** Opens the ledger with the notes tool's table migrated beside the ledger's. */
+  /** Opens the ledger; plugins' tables are migrated when a node starts ({@code ToolLedgerApp}). */
   JdbcLedgerStore open() {
-    return location().open(List.of(NotesSchema.migrations()), synchronous, busyTimeout);
+    return location().open(List.of(), synchronous, busyTimeout);
   }
 
   /** Opens the ledger for a node whose engine waits {@code maxWait} for concurrent executions. */
   JdbcLedgerStore open(Duration maxWait) {
-    return location().open(List.of(NotesSchema.migrations()), synchronous, busyTimeout, maxWait);
+    return location().open(List.of(), synchronous, busyTimeout, maxWait);
   }
 }

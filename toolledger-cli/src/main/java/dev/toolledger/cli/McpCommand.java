@@ -7,11 +7,12 @@ import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.server.ToolLedgerApp;
 import dev.toolledger.server.ToolLedgerStdio;
 import dev.toolledger.server.mcp.McpOptions;
-import dev.toolledger.server.notes.NotesTool;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
@@ -34,6 +35,7 @@ import picocli.CommandLine.Option;
     })
 final class McpCommand implements Callable<Integer> {
   @Mixin DatabaseOptions database;
+  @Mixin PluginOptions plugins;
   @Mixin RetentionOptions retention;
   @Mixin LimitOptions limits;
 
@@ -106,11 +108,11 @@ final class McpCommand implements Callable<Integer> {
     ToolLedgerStdio server;
     try {
       server =
-          ToolLedgerApp.builder(store)
+          plugins
+              .apply(ToolLedgerApp.builder(store), Map.of("notes", notesOptions()))
               .engineConfig(
                   limits.apply(retention.apply(EngineConfig.builder().maxWait(maxWait))).build())
               .sweepInterval(retention.sweepInterval)
-              .notes(notes())
               .relayEnabled(relay)
               .mcp(mcp.build())
               .startStdio(tenantId, System.in, protocol);
@@ -141,8 +143,15 @@ final class McpCommand implements Callable<Integer> {
     return 0;
   }
 
-  private NotesTool notes() {
-    NotesTool notes = notesQuota == null ? NotesTool.unlimited() : NotesTool.withQuota(notesQuota);
-    return attachmentsUrl == null ? notes : notes.withAttachments(attachmentsUrl);
+  /** The shortcut flags as the notes plugin's options: --tool-option notes.* says the same. */
+  private Map<String, String> notesOptions() {
+    Map<String, String> options = new LinkedHashMap<>();
+    if (notesQuota != null) {
+      options.put("quota", Long.toString(notesQuota));
+    }
+    if (attachmentsUrl != null) {
+      options.put("attachments", attachmentsUrl.toString());
+    }
+    return options;
   }
 }

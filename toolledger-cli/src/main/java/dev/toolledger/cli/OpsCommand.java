@@ -11,7 +11,6 @@ import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.ops.OperationCatalog;
 import dev.toolledger.jdbc.ops.OperationFilter;
 import dev.toolledger.jdbc.ops.OperationSummary;
-import dev.toolledger.server.notes.NotesTool;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.util.List;
@@ -109,6 +108,7 @@ final class OpsCommand {
       description = "Show one operation: its state, its recorded outcome and its timeline.")
   static final class Show implements Callable<Integer> {
     @Mixin DatabaseOptions database;
+    @Mixin PluginOptions plugins;
 
     @Parameters(paramLabel = "KEY", description = "The operation key.")
     String key;
@@ -123,7 +123,7 @@ final class OpsCommand {
       try (JdbcLedgerStore store = database.open()) {
         // The engine derives the one step of a transactional operation, which is not stored.
         LedgerEngine engine =
-            LedgerEngine.builder(store, ToolRegistry.of(NotesTool.unlimited())).build();
+            LedgerEngine.builder(store, ToolRegistry.of(plugins.tools(store.dialect()))).build();
         Optional<OperationRecord> record = engine.lookup(tenantId, operationKey);
         List<HistoryEntry> history = engine.history(tenantId, operationKey);
         if (record.isEmpty() && history.isEmpty()) {

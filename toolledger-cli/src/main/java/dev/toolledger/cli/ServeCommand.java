@@ -7,11 +7,12 @@ import dev.toolledger.server.ServerConfig;
 import dev.toolledger.server.ToolLedgerApp;
 import dev.toolledger.server.auth.OperatorAuthenticator;
 import dev.toolledger.server.mcp.McpOptions;
-import dev.toolledger.server.notes.NotesTool;
 import dev.toolledger.server.observe.MetricsAccess;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -27,6 +28,7 @@ import picocli.CommandLine.Option;
             + " stopped (SIGTERM or Ctrl-C stop it cleanly).")
 final class ServeCommand implements Callable<Integer> {
   @Mixin DatabaseOptions database;
+  @Mixin PluginOptions plugins;
   @Mixin RetentionOptions retention;
   @Mixin LimitOptions limits;
 
@@ -119,9 +121,16 @@ final class ServeCommand implements Callable<Integer> {
       description = "Run an outbox relay on this node (default: ${DEFAULT-VALUE}).")
   boolean relay;
 
-  private NotesTool notes() {
-    NotesTool notes = notesQuota == null ? NotesTool.unlimited() : NotesTool.withQuota(notesQuota);
-    return attachmentsUrl == null ? notes : notes.withAttachments(attachmentsUrl);
+  /** The shortcut flags as the notes plugin's options: --tool-option notes.* says the same. */
+  private Map<String, String> notesOptions() {
+    Map<String, String> options = new LinkedHashMap<>();
+    if (notesQuota != null) {
+      options.put("quota", Long.toString(notesQuota));
+    }
+    if (attachmentsUrl != null) {
+      options.put("attachments", attachmentsUrl.toString());
+    }
+    return options;
   }
 
   @Option(
@@ -145,7 +154,8 @@ final class ServeCommand implements Callable<Integer> {
     ToolLedgerApp app;
     try {
       app =
-          ToolLedgerApp.builder(store)
+          plugins
+              .apply(ToolLedgerApp.builder(store), Map.of("notes", notesOptions()))
               .serverConfig(
                   ServerConfig.builder()
                       .bind(bind)
@@ -155,7 +165,6 @@ final class ServeCommand implements Callable<Integer> {
               .engineConfig(
                   limits.apply(retention.apply(EngineConfig.builder().maxWait(maxWait))).build())
               .sweepInterval(retention.sweepInterval)
-              .notes(notes())
               .relayEnabled(relay)
               .tokenCacheTtl(tokenCache)
               .mcp(mcpOptions)

@@ -9,10 +9,11 @@ import dev.toolledger.core.engine.Resolution;
 import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.tool.ToolRegistry;
+import dev.toolledger.examples.notes.NotesTables;
+import dev.toolledger.examples.notes.NotesTool;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.SqliteOptions;
-import dev.toolledger.server.notes.NotesSchema;
-import dev.toolledger.server.notes.NotesTool;
+import dev.toolledger.server.plugins.PluginRegistration;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -52,7 +53,9 @@ class OpsAndBackupCommandsTest {
     db = dir.resolve("ledger.db");
     try (JdbcLedgerStore store =
         JdbcLedgerStore.sqlite(
-            SqliteOptions.builder(db).migrations(NotesSchema.migrations()).build())) {
+            SqliteOptions.builder(db)
+                .migrations(PluginRegistration.migrations(NotesTables.schema()))
+                .build())) {
       LedgerEngine engine =
           LedgerEngine.builder(store, ToolRegistry.of(NotesTool.unlimited())).build();
       for (String tenant : new String[] {"acme", "globex"}) {

@@ -13,10 +13,11 @@ import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.operation.Tombstone;
 import dev.toolledger.core.tool.ToolRegistry;
+import dev.toolledger.examples.notes.NotesTables;
+import dev.toolledger.examples.notes.NotesTool;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.SqliteOptions;
-import dev.toolledger.server.notes.NotesSchema;
-import dev.toolledger.server.notes.NotesTool;
+import dev.toolledger.server.plugins.PluginRegistration;
 import dev.toolledger.testkit.MovableClock;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,7 +35,9 @@ class RetentionCommandsTest {
 
   JdbcLedgerStore open(Path file) {
     return JdbcLedgerStore.sqlite(
-        SqliteOptions.builder(file).migrations(NotesSchema.migrations()).build());
+        SqliteOptions.builder(file)
+            .migrations(PluginRegistration.migrations(NotesTables.schema()))
+            .build());
   }
 
   @Test

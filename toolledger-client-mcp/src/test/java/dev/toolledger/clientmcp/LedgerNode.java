@@ -1,11 +1,14 @@
 package dev.toolledger.clientmcp;
 
 import dev.toolledger.api.TenantId;
+import dev.toolledger.examples.notes.NotesPlugin;
+import dev.toolledger.examples.notes.NotesTables;
+import dev.toolledger.examples.notes.NotesTool;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.SqliteOptions;
 import dev.toolledger.server.ServerConfig;
 import dev.toolledger.server.ToolLedgerApp;
-import dev.toolledger.server.notes.NotesSchema;
+import dev.toolledger.server.plugins.PluginRegistration;
 import java.net.URI;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -28,11 +31,14 @@ final class LedgerNode implements AutoCloseable {
     this.database = database;
     this.store =
         JdbcLedgerStore.sqlite(
-            SqliteOptions.builder(database).migrations(NotesSchema.migrations()).build());
+            SqliteOptions.builder(database)
+                .migrations(PluginRegistration.migrations(NotesTables.schema()))
+                .build());
     this.app =
         customizer
             .apply(
                 ToolLedgerApp.builder(store)
+                    .plugin(NotesPlugin.serving(NotesTool.unlimited()))
                     .relayEnabled(false)
                     .serverConfig(
                         ServerConfig.builder().port(0).shutdownGrace(Duration.ZERO).build()))

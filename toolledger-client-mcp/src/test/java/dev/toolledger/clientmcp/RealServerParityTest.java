@@ -13,7 +13,8 @@ import dev.toolledger.client.retry.AttemptResult;
 import dev.toolledger.core.engine.Resolution;
 import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.json.Json;
-import dev.toolledger.server.notes.NotesTool;
+import dev.toolledger.examples.notes.NotesPlugin;
+import dev.toolledger.examples.notes.NotesTool;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Path;
@@ -36,7 +37,10 @@ class RealServerParityTest {
   void eachSituationEndsAlikeOverHttpAndMcpAndOutcomesReplayAcrossFaces() throws Exception {
     try (LedgerNode node =
             LedgerNode.start(
-                dir, app -> LedgerNode.smallRequests(app.notes(NotesTool.withQuota(2))));
+                dir,
+                app ->
+                    LedgerNode.smallRequests(
+                        app.plugin(NotesPlugin.serving(NotesTool.withQuota(2)))));
         McpActionTransport mcp =
             McpActionTransport.streamableHttp(node.mcpUri(), node.token("acme"), TIMEOUT)) {
       ActionTransport http = HttpSide.transport(node.uri(), node.token("acme"));

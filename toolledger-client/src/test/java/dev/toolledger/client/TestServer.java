@@ -2,12 +2,14 @@ package dev.toolledger.client;
 
 import dev.toolledger.api.TenantId;
 import dev.toolledger.core.engine.EngineConfig;
+import dev.toolledger.examples.notes.NotesPlugin;
+import dev.toolledger.examples.notes.NotesTables;
+import dev.toolledger.examples.notes.NotesTool;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.SqliteOptions;
 import dev.toolledger.server.ServerConfig;
 import dev.toolledger.server.ToolLedgerApp;
-import dev.toolledger.server.notes.NotesSchema;
-import dev.toolledger.server.notes.NotesTool;
+import dev.toolledger.server.plugins.PluginRegistration;
 import java.net.URI;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -55,11 +57,14 @@ final class TestServer implements AutoCloseable {
         JdbcLedgerStore.sqlite(
             SqliteOptions.builder(database)
                 .busyTimeout(busyTimeout)
-                .migrations(NotesSchema.migrations())
+                .migrations(PluginRegistration.migrations(NotesTables.schema()))
                 .build());
     app =
         ToolLedgerApp.builder(store)
-            .notes(quota == Long.MAX_VALUE ? NotesTool.unlimited() : NotesTool.withQuota(quota))
+            .plugin(NotesPlugin.serving(NotesTool.unlimited()))
+            .plugin(
+                NotesPlugin.serving(
+                    quota == Long.MAX_VALUE ? NotesTool.unlimited() : NotesTool.withQuota(quota)))
             .engineConfig(
                 EngineConfig.builder()
                     .transactionAttempts(2)

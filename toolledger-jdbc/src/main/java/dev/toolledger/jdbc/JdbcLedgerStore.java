@@ -161,6 +161,26 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
   }
 
   private void migrate(List<SchemaMigrations> extra) {
+    try {
+      applyMigrations(extra);
+    } catch (RuntimeException e) {
+      dataSource.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Applies the pending migrations of more components (a tool plugin's own tables) on this open
+   * store, in one migration lock with every other node, exactly as at open. Applying what is
+   * already applied does nothing.
+   *
+   * @throws StoreException when a migration fails; the store stays open and usable
+   */
+  public void migrateComponents(List<SchemaMigrations> components) {
+    applyMigrations(components);
+  }
+
+  private void applyMigrations(List<SchemaMigrations> extra) {
     List<SchemaMigrations> all = new ArrayList<>();
     all.add(LedgerSchema.migrations());
     all.addAll(extra);
@@ -176,11 +196,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
     try (Connection connection = dataSource.getConnection()) {
       migrator.migrate(connection, all);
     } catch (SQLException e) {
-      dataSource.close();
-      throw new StoreException("cannot open the ledger database " + description, e);
-    } catch (RuntimeException e) {
-      dataSource.close();
-      throw e;
+      throw new StoreException("cannot migrate the ledger database " + description, e);
     } finally {
       dialect.exitWrite();
     }

@@ -1,7 +1,9 @@
 package dev.toolledger.server;
 
+import dev.toolledger.api.ReadView;
 import dev.toolledger.api.TenantId;
 import dev.toolledger.api.Tool;
+import dev.toolledger.api.ToolPlugin;
 import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.engine.ExpirySweeper;
 import dev.toolledger.core.engine.LedgerEngine;
@@ -19,12 +21,11 @@ import dev.toolledger.server.mcp.McpConventions;
 import dev.toolledger.server.mcp.McpOptions;
 import dev.toolledger.server.mcp.McpService;
 import dev.toolledger.server.mcp.McpStdio;
-import dev.toolledger.server.notes.NotesEndpoint;
-import dev.toolledger.server.notes.NotesTool;
 import dev.toolledger.server.observe.MetricsAccess;
 import dev.toolledger.server.observe.MetricsServlet;
 import dev.toolledger.server.observe.Observability;
 import dev.toolledger.server.outbox.HttpDeliverer;
+import dev.toolledger.server.plugins.PluginRegistration;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URI;
@@ -32,6 +33,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.UnaryOperator;
@@ -51,7 +53,7 @@ public final class ToolLedgerApp implements AutoCloseable {
   private final JdbcLedgerStore store;
   private final LedgerEngine engine;
   private final Tokens tokens;
-  private final ToolLedgerServer server;
+  private final Optional<ToolLedgerServer> server;
   private final Optional<OutboxRelay> relay;
   private final Optional<RecoveryWorker> recovery;
   private final Optional<ExpirySweeper> sweeper;
@@ -61,7 +63,7 @@ public final class ToolLedgerApp implements AutoCloseable {
       JdbcLedgerStore store,
       LedgerEngine engine,
       Tokens tokens,
-      ToolLedgerServer server,
+      Optional<ToolLedgerServer> server,
       Optional<OutboxRelay> relay,
       Optional<RecoveryWorker> recovery,
       Optional<ExpirySweeper> sweeper,
@@ -80,15 +82,22 @@ public final class ToolLedgerApp implements AutoCloseable {
     return new Builder(store);
   }
 
+  /**
+   * Where the HTTP API listens.
+   *
+   * @throws IllegalStateException when the node was started without HTTP
+   */
   public URI uri() {
-    return server.uri();
+    return server
+        .orElseThrow(() -> new IllegalStateException("this node was started without HTTP"))
+        .uri();
   }
 
   /** The MCP endpoint, for example {@code http://127.0.0.1:8080/mcp}; empty when turned off. */
   public Optional<URI> mcpUri() {
-    return server.servesMcp()
-        ? Optional.of(server.uri().resolve(McpConventions.PATH))
-        : Optional.empty();
+    return server
+        .filter(ToolLedgerServer::servesMcp)
+        .map(http -> http.uri().resolve(McpConventions.PATH));
   }
 
   public JdbcLedgerStore store() {
@@ -114,7 +123,7 @@ public final class ToolLedgerApp implements AutoCloseable {
    */
   @Override
   public void close() {
-    server.close();
+    server.ifPresent(ToolLedgerServer::close);
     relay.ifPresent(OutboxRelay::close);
     recovery.ifPresent(RecoveryWorker::close);
     sweeper.ifPresent(ExpirySweeper::close);
@@ -127,8 +136,9 @@ public final class ToolLedgerApp implements AutoCloseable {
     private ServerConfig serverConfig = ServerConfig.builder().build();
     private EngineConfig engineConfig = EngineConfig.defaults();
     private Clock clock = Clock.systemUTC();
-    private NotesTool notes = NotesTool.unlimited();
+    private final List<PluginRegistration.Configured> plugins = new ArrayList<>();
     private final List<Tool> extraTools = new ArrayList<>();
+    private final List<ReadView> readViews = new ArrayList<>();
     private UnaryOperator<Tool> toolDecorator = UnaryOperator.identity();
     private McpOptions mcp = McpOptions.defaults();
     private boolean relayEnabled = true;
@@ -160,13 +170,31 @@ public final class ToolLedgerApp implements AutoCloseable {
       return this;
     }
 
-    /** The notes tool to serve. Default: without a quota. */
-    public Builder notes(NotesTool notes) {
-      this.notes = Objects.requireNonNull(notes, "notes");
+    /**
+     * Serves a plugin's tools, tables and read views. At start its tables are migrated in the
+     * ledger's database (once per database, under a lock every node shares), then its tools are
+     * registered beside every other tool; names must be unique.
+     */
+    public Builder plugin(ToolPlugin plugin) {
+      return plugin(plugin, Map.of());
+    }
+
+    /**
+     * Serves a plugin configured with {@code options}; an option it did not declare in {@link
+     * ToolPlugin#optionNames()} stops the start.
+     */
+    public Builder plugin(ToolPlugin plugin, Map<String, String> options) {
+      this.plugins.add(new PluginRegistration.Configured(plugin, options));
       return this;
     }
 
-    /** More tools beside create-note. */
+    /** Serves a read view of the tenant's data at {@code GET /v1/{path}}. */
+    public Builder readView(ReadView view) {
+      this.readViews.add(Objects.requireNonNull(view, "view"));
+      return this;
+    }
+
+    /** Serves a tool whose tables, if any, already exist. */
     public Builder tool(Tool tool) {
       this.extraTools.add(Objects.requireNonNull(tool, "tool"));
       return this;
@@ -275,17 +303,21 @@ public final class ToolLedgerApp implements AutoCloseable {
 
     /** Starts the HTTP server (with the MCP endpoint unless turned off). */
     public ToolLedgerApp start() {
-      ToolRegistry registry = tools();
+      PluginRegistration registration = registerPlugins();
+      ToolRegistry registry = tools(registration);
       Observability observability =
           Observability.create(store, name -> registry.find(name).isPresent(), clock, staleAfter);
       LedgerEngine engine = engine(registry, observability.listener());
       Tokens tokens = new Tokens(store, clock, tokenCacheTtl);
       ToolLedgerServer server;
       try {
+        ToolLedgerServer.Builder serverBuilder = ToolLedgerServer.builder(engine, tokens);
+        registration
+            .readEndpoints(store.dataSource(), store.dialect())
+            .forEach(serverBuilder::readEndpoint);
         server =
-            ToolLedgerServer.builder(engine, tokens)
+            serverBuilder
                 .config(serverConfig)
-                .readEndpoint(new NotesEndpoint(store.dataSource()))
                 .health(new DatabaseHealthCheck(store.dataSource()))
                 .mcp(mcp)
                 .mount(
@@ -302,7 +334,36 @@ public final class ToolLedgerApp implements AutoCloseable {
       }
       observability.bindHttpThreads(server.threadPool());
       return new ToolLedgerApp(
-          store, engine, tokens, server, relay(), recovery(engine), sweeper(engine), observability);
+          store,
+          engine,
+          tokens,
+          Optional.of(server),
+          relay(),
+          recovery(engine),
+          sweeper(engine),
+          observability);
+    }
+
+    /**
+     * Starts the node without any listener: the engine for in-process calls, and the background
+     * workers (outbox relay, recovery, retention sweeper).
+     */
+    public ToolLedgerApp startWithoutHttp() {
+      PluginRegistration registration = registerPlugins();
+      ToolRegistry registry = tools(registration);
+      Observability observability =
+          Observability.create(store, name -> registry.find(name).isPresent(), clock, staleAfter);
+      LedgerEngine engine = engine(registry, observability.listener());
+      Tokens tokens = new Tokens(store, clock, tokenCacheTtl);
+      return new ToolLedgerApp(
+          store,
+          engine,
+          tokens,
+          Optional.empty(),
+          relay(),
+          recovery(engine),
+          sweeper(engine),
+          observability);
     }
 
     private void mountOperations(
@@ -336,7 +397,7 @@ public final class ToolLedgerApp implements AutoCloseable {
       if (!mcp.enabled()) {
         throw new IllegalStateException("MCP is turned off (mcp options: enabled=false)");
       }
-      LedgerEngine engine = engine(tools(), OutcomeListener.NONE);
+      LedgerEngine engine = engine(tools(registerPlugins()), OutcomeListener.NONE);
       McpStdio mcpStdio =
           McpService.create(engine, mcp).serveStdio(new Principal(tenant, "stdio"), in, out);
       return new ToolLedgerStdio(mcpStdio, relay(), recovery(engine), sweeper(engine));
@@ -366,9 +427,19 @@ public final class ToolLedgerApp implements AutoCloseable {
           : Optional.of(ExpirySweeper.start(engine, sweepInterval, sweepBatchSize));
     }
 
-    private ToolRegistry tools() {
+    /** Registers the plugins and migrates their tables before anything is served. */
+    private PluginRegistration registerPlugins() {
+      PluginRegistration registration = PluginRegistration.register(plugins, store.dialect());
+      readViews.forEach(registration::addReadView);
+      if (!registration.tables().isEmpty()) {
+        store.migrateComponents(registration.tables());
+      }
+      return registration;
+    }
+
+    private ToolRegistry tools(PluginRegistration registration) {
       List<Tool> tools = new ArrayList<>();
-      tools.add(toolDecorator.apply(notes));
+      registration.tools().forEach(tool -> tools.add(toolDecorator.apply(tool)));
       extraTools.forEach(tool -> tools.add(toolDecorator.apply(tool)));
       return ToolRegistry.of(tools);
     }

@@ -2,11 +2,14 @@ package dev.toolledger.server;
 
 import dev.toolledger.api.TenantId;
 import dev.toolledger.core.engine.EngineConfig;
+import dev.toolledger.examples.notes.NotesPlugin;
+import dev.toolledger.examples.notes.NotesTables;
+import dev.toolledger.examples.notes.NotesTool;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.PostgresOptions;
 import dev.toolledger.jdbc.SqliteOptions;
 import dev.toolledger.jdbc.testing.PostgresTestDatabase;
-import dev.toolledger.server.notes.NotesSchema;
+import dev.toolledger.server.plugins.PluginRegistration;
 import java.net.URI;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -36,7 +39,7 @@ final class Cluster implements AutoCloseable {
               PostgresOptions.builder(
                       database.url() + "&ApplicationName=" + applicationName(database))
                   .poolSize(10)
-                  .migrations(NotesSchema.migrations())
+                  .migrations(PluginRegistration.migrations(NotesTables.schema()))
                   .build());
       cluster.add(store, "node-" + (i + 1), customize);
     }
@@ -52,7 +55,9 @@ final class Cluster implements AutoCloseable {
     Cluster cluster = new Cluster();
     JdbcLedgerStore store =
         JdbcLedgerStore.sqlite(
-            SqliteOptions.builder(file).migrations(NotesSchema.migrations()).build());
+            SqliteOptions.builder(file)
+                .migrations(PluginRegistration.migrations(NotesTables.schema()))
+                .build());
     cluster.add(store, "node-1", customize);
     return cluster;
   }
@@ -62,6 +67,7 @@ final class Cluster implements AutoCloseable {
     stores.add(store);
     ToolLedgerApp.Builder builder =
         ToolLedgerApp.builder(store)
+            .plugin(NotesPlugin.serving(NotesTool.unlimited()))
             .engineConfig(EngineConfig.builder().nodeId(nodeId).build())
             .serverConfig(ServerConfig.builder().port(0).shutdownGrace(Duration.ZERO).build());
     apps.add(customize.apply(builder).start());

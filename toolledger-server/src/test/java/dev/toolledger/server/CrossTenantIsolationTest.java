@@ -13,6 +13,8 @@ import dev.toolledger.core.operation.OperationIntent;
 import dev.toolledger.core.store.ClaimResult;
 import dev.toolledger.core.store.LeaseClaim;
 import dev.toolledger.core.store.NewOperation;
+import dev.toolledger.examples.notes.NotesPlugin;
+import dev.toolledger.examples.notes.NotesTool;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.server.Http.Reply;
 import dev.toolledger.server.mcp.McpConventions;
@@ -96,6 +98,7 @@ abstract class CrossTenantIsolationTest {
       store = openStore();
       app =
           ToolLedgerApp.builder(store)
+              .plugin(NotesPlugin.serving(NotesTool.unlimited()))
               .engineConfig(
                   EngineConfig.builder()
                       .clock(clock)

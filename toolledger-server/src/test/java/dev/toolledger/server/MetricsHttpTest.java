@@ -2,6 +2,7 @@ package dev.toolledger.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolledger.examples.notes.NotesPlugin;
 import dev.toolledger.server.Http.Reply;
 import dev.toolledger.server.auth.OperatorAuthenticator;
 import dev.toolledger.server.observe.MetricsAccess;
@@ -73,7 +74,10 @@ class MetricsHttpTest {
 
   @Test
   void refusalsConflictsAndRecordedBusinessErrorsAreRequestsWithoutEffects() {
-    start(builder -> builder.notes(dev.toolledger.server.notes.NotesTool.withQuota(1)));
+    start(
+        builder ->
+            builder.plugin(
+                NotesPlugin.serving(dev.toolledger.examples.notes.NotesTool.withQuota(1))));
     String acme = cluster.token("acme");
     Http.createNote(cluster.node(0), acme, "op-1", "{\"title\":\"a\"}");
     Http.createNote(cluster.node(0), acme, "op-1", "{\"title\":\"changed\"}"); // conflict

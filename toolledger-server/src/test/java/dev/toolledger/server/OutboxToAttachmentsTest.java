@@ -4,9 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolledger.core.outbox.OutboxEvent;
 import dev.toolledger.core.outbox.OutboxState;
+import dev.toolledger.examples.notes.NotesPlugin;
+import dev.toolledger.examples.notes.NotesTool;
 import dev.toolledger.server.Http.Reply;
 import dev.toolledger.server.attachments.AttachmentService;
-import dev.toolledger.server.notes.NotesTool;
 import dev.toolledger.testkit.DropPolicy;
 import dev.toolledger.testkit.LossyProxy;
 import java.net.URI;
@@ -50,7 +51,7 @@ class OutboxToAttachmentsTest {
             dir.resolve("ledger.db"),
             builder ->
                 builder
-                    .notes(NotesTool.unlimited().withAttachments(endpoint))
+                    .plugin(NotesPlugin.serving(NotesTool.unlimited().withAttachments(endpoint)))
                     .relay(
                         relay ->
                             relay

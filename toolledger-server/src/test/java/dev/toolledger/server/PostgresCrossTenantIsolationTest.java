@@ -1,8 +1,9 @@
 package dev.toolledger.server;
 
+import dev.toolledger.examples.notes.NotesTables;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.testing.PostgresTestDatabase;
-import dev.toolledger.server.notes.NotesSchema;
+import dev.toolledger.server.plugins.PluginRegistration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,7 +15,8 @@ class PostgresCrossTenantIsolationTest extends CrossTenantIsolationTest {
   protected JdbcLedgerStore openStore() {
     PostgresTestDatabase schema = PostgresTestDatabase.create();
     schemas.add(schema);
-    return JdbcLedgerStore.postgres(schema.options().migrations(NotesSchema.migrations()).build());
+    return JdbcLedgerStore.postgres(
+        schema.options().migrations(PluginRegistration.migrations(NotesTables.schema())).build());
   }
 
   @Override

@@ -2,8 +2,8 @@ package dev.toolledger.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolledger.examples.notes.NotesTool;
 import dev.toolledger.server.Http.Reply;
-import dev.toolledger.server.notes.NotesTool;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;

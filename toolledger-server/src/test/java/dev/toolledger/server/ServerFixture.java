@@ -3,12 +3,14 @@ package dev.toolledger.server;
 import dev.toolledger.api.TenantId;
 import dev.toolledger.api.TransactionalTool;
 import dev.toolledger.core.engine.EngineConfig;
+import dev.toolledger.examples.notes.NotesPlugin;
+import dev.toolledger.examples.notes.NotesTables;
+import dev.toolledger.examples.notes.NotesTool;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.SqliteOptions;
 import dev.toolledger.jdbc.testing.PostgresTestDatabase;
 import dev.toolledger.server.auth.Tokens;
-import dev.toolledger.server.notes.NotesSchema;
-import dev.toolledger.server.notes.NotesTool;
+import dev.toolledger.server.plugins.PluginRegistration;
 import dev.toolledger.testkit.FailAfterEffect;
 import java.net.URI;
 import java.nio.file.Path;
@@ -54,7 +56,7 @@ final class ServerFixture implements AutoCloseable {
                 JdbcLedgerStore.sqlite(
                     SqliteOptions.builder(file)
                         .busyTimeout(busyTimeout)
-                        .migrations(NotesSchema.migrations())
+                        .migrations(PluginRegistration.migrations(NotesTables.schema()))
                         .build()));
     fixture.open();
     return fixture;
@@ -68,7 +70,10 @@ final class ServerFixture implements AutoCloseable {
             Long.MAX_VALUE,
             () ->
                 JdbcLedgerStore.postgres(
-                    database.options().migrations(NotesSchema.migrations()).build()));
+                    database
+                        .options()
+                        .migrations(PluginRegistration.migrations(NotesTables.schema()))
+                        .build()));
     fixture.open();
     return fixture;
   }
@@ -77,7 +82,10 @@ final class ServerFixture implements AutoCloseable {
     store = opener.get();
     app =
         ToolLedgerApp.builder(store)
-            .notes(quota == Long.MAX_VALUE ? NotesTool.unlimited() : NotesTool.withQuota(quota))
+            .plugin(NotesPlugin.serving(NotesTool.unlimited()))
+            .plugin(
+                NotesPlugin.serving(
+                    quota == Long.MAX_VALUE ? NotesTool.unlimited() : NotesTool.withQuota(quota)))
             .toolDecorator(
                 tool -> new FailAfterEffect((TransactionalTool) tool, failAfterEffect::get))
             .engineConfig(

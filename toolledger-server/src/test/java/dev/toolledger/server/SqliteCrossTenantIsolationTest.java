@@ -1,8 +1,9 @@
 package dev.toolledger.server;
 
+import dev.toolledger.examples.notes.NotesTables;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.SqliteOptions;
-import dev.toolledger.server.notes.NotesSchema;
+import dev.toolledger.server.plugins.PluginRegistration;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.io.TempDir;
@@ -16,7 +17,7 @@ class SqliteCrossTenantIsolationTest extends CrossTenantIsolationTest {
   protected JdbcLedgerStore openStore() {
     return JdbcLedgerStore.sqlite(
         SqliteOptions.builder(dir.resolve("world-" + worlds.incrementAndGet() + ".db"))
-            .migrations(NotesSchema.migrations())
+            .migrations(PluginRegistration.migrations(NotesTables.schema()))
             .build());
   }
 }

@@ -3,13 +3,15 @@ package dev.toolledger.cli.demo;
 import dev.toolledger.api.TransactionalTool;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.outbox.OutboxState;
+import dev.toolledger.examples.notes.NotesPlugin;
+import dev.toolledger.examples.notes.NotesTables;
+import dev.toolledger.examples.notes.NotesTool;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.SqliteOptions;
 import dev.toolledger.server.ServerConfig;
 import dev.toolledger.server.ToolLedgerApp;
 import dev.toolledger.server.attachments.AttachmentService;
-import dev.toolledger.server.notes.NotesSchema;
-import dev.toolledger.server.notes.NotesTool;
+import dev.toolledger.server.plugins.PluginRegistration;
 import dev.toolledger.testkit.DropPolicy;
 import dev.toolledger.testkit.FailAfterEffect;
 import dev.toolledger.testkit.LossyProxy;
@@ -230,14 +232,17 @@ public final class DemoScript {
   private void start(Path database) {
     store =
         JdbcLedgerStore.sqlite(
-            SqliteOptions.builder(database).migrations(NotesSchema.migrations()).build());
+            SqliteOptions.builder(database)
+                .migrations(PluginRegistration.migrations(NotesTables.schema()))
+                .build());
     app =
         ToolLedgerApp.builder(store)
             .serverConfig(
                 ServerConfig.builder().port(0).shutdownGrace(Duration.ofSeconds(2)).build())
-            .notes(
-                NotesTool.unlimited()
-                    .withAttachments(attachmentsNetwork.uri().resolve("/v1/attachments")))
+            .plugin(
+                NotesPlugin.serving(
+                    NotesTool.unlimited()
+                        .withAttachments(attachmentsNetwork.uri().resolve("/v1/attachments"))))
             .relay(
                 relay ->
                     relay

@@ -1,11 +1,14 @@
 package dev.toolledger.server.mcp;
 
 import dev.toolledger.api.TenantId;
+import dev.toolledger.examples.notes.NotesPlugin;
+import dev.toolledger.examples.notes.NotesTables;
+import dev.toolledger.examples.notes.NotesTool;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.SqliteOptions;
 import dev.toolledger.server.ServerConfig;
 import dev.toolledger.server.ToolLedgerApp;
-import dev.toolledger.server.notes.NotesSchema;
+import dev.toolledger.server.plugins.PluginRegistration;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
@@ -33,11 +36,14 @@ final class McpFixture implements AutoCloseable {
     this.database = database;
     this.store =
         JdbcLedgerStore.sqlite(
-            SqliteOptions.builder(database).migrations(NotesSchema.migrations()).build());
+            SqliteOptions.builder(database)
+                .migrations(PluginRegistration.migrations(NotesTables.schema()))
+                .build());
     this.app =
         customizer
             .apply(
                 ToolLedgerApp.builder(store)
+                    .plugin(NotesPlugin.serving(NotesTool.unlimited()))
                     .serverConfig(
                         ServerConfig.builder().port(0).shutdownGrace(Duration.ZERO).build()))
             .start();

@@ -3,11 +3,14 @@ package dev.toolledger.server.mcp;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.toolledger.examples.notes.NotesPlugin;
+import dev.toolledger.examples.notes.NotesTables;
+import dev.toolledger.examples.notes.NotesTool;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.SqliteOptions;
 import dev.toolledger.server.ServerConfig;
 import dev.toolledger.server.ToolLedgerApp;
-import dev.toolledger.server.notes.NotesSchema;
+import dev.toolledger.server.plugins.PluginRegistration;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -42,10 +45,11 @@ class McpOptionsTest {
     try (JdbcLedgerStore store =
         JdbcLedgerStore.sqlite(
             SqliteOptions.builder(dir.resolve("ledger.db"))
-                .migrations(NotesSchema.migrations())
+                .migrations(PluginRegistration.migrations(NotesTables.schema()))
                 .build())) {
       ToolLedgerApp.Builder app =
           ToolLedgerApp.builder(store)
+              .plugin(NotesPlugin.serving(NotesTool.unlimited()))
               .serverConfig(ServerConfig.builder().port(0).build())
               .mcp(McpOptions.builder().allowUnkeyed("create-nothing").build());
 

@@ -6,7 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.problem.ProblemType;
-import dev.toolledger.server.notes.NotesTool;
+import dev.toolledger.examples.notes.NotesPlugin;
+import dev.toolledger.examples.notes.NotesTool;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
@@ -254,7 +255,8 @@ class McpToolsOverHttpTest {
 
   @Test
   void recordedBusinessErrorIsAToolErrorReplayedWithItsRecordedBody() throws Exception {
-    try (McpFixture fixture = McpFixture.start(dir, app -> app.notes(NotesTool.withQuota(0)))) {
+    try (McpFixture fixture =
+        McpFixture.start(dir, app -> app.plugin(NotesPlugin.serving(NotesTool.withQuota(0))))) {
       McpSyncClient client = fixture.client(fixture.token("acme"));
 
       CallToolResult refused = client.callTool(createNote("op-1", "one too many"));

@@ -1,51 +1,42 @@
-package dev.toolledger.server.notes;
+package dev.toolledger.examples.notes;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.toolledger.core.json.Json;
-import dev.toolledger.core.store.StoreException;
-import dev.toolledger.server.auth.Principal;
-import dev.toolledger.server.http.ReadEndpoint;
-import java.sql.Connection;
+import dev.toolledger.api.ReadContext;
+import dev.toolledger.api.ReadView;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.Map;
-import javax.sql.DataSource;
 
 /**
  * {@code GET /v1/notes[?after=ID][&limit=N]}: the caller's notes in id order, a page at a time
  * (default 100, at most 1000). {@code next} is the {@code after} value of the next page, or null.
  */
-public final class NotesEndpoint implements ReadEndpoint {
+public final class NotesView implements ReadView {
   static final int DEFAULT_LIMIT = 100;
   static final int MAX_LIMIT = 1000;
 
-  private final DataSource dataSource;
-
-  public NotesEndpoint(DataSource dataSource) {
-    this.dataSource = dataSource;
-  }
-
   @Override
   public String path() {
-    return "/v1/notes";
+    return "notes";
   }
 
   @Override
-  public JsonNode read(Principal principal, Map<String, String> query) {
+  public JsonNode read(ReadContext context, Map<String, String> query) throws Exception {
     long after = parse(query, "after", 0, 0, Long.MAX_VALUE);
     int limit = (int) parse(query, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT);
-    ObjectNode root = Json.object();
+    ObjectNode root = JsonNodeFactory.instance.objectNode();
     ArrayNode notes = root.putArray("notes");
     long last = -1;
-    try (Connection connection = dataSource.getConnection();
-        PreparedStatement ps =
-            connection.prepareStatement(
+    try (PreparedStatement ps =
+        context
+            .connection()
+            .prepareStatement(
                 "SELECT id, title, body FROM notes WHERE tenant = ? AND id > ? ORDER BY id"
                     + " LIMIT ?")) {
-      ps.setString(1, principal.tenant().value());
+      ps.setString(1, context.tenant().value());
       ps.setLong(2, after);
       ps.setInt(3, limit + 1);
       try (ResultSet rs = ps.executeQuery()) {
@@ -63,8 +54,6 @@ public final class NotesEndpoint implements ReadEndpoint {
               .put("body", rs.getString("body"));
         }
       }
-    } catch (SQLException e) {
-      throw new StoreException("cannot list notes (SQLState " + e.getSQLState() + ")", e);
     }
     root.putNull("next");
     return root;

@@ -1,17 +1,17 @@
-package dev.toolledger.server.notes;
+package dev.toolledger.examples.notes;
 
-import dev.toolledger.jdbc.migration.Migration;
-import dev.toolledger.jdbc.migration.SchemaMigrations;
+import dev.toolledger.api.TableSchema;
+import dev.toolledger.api.TableSchema.Step;
 import java.util.List;
 
-/** The notes tool's own table, migrated beside the ledger's. */
-public final class NotesSchema {
-  private NotesSchema() {}
+/** The notes tool's own table, migrated in the ledger's database beside the ledger's tables. */
+public final class NotesTables {
+  private NotesTables() {}
 
-  public static SchemaMigrations migrations() {
-    return SchemaMigrations.of(
+  public static TableSchema schema() {
+    return TableSchema.of(
         "notes",
-        Migration.perDialect(
+        Step.perDialect(
             1,
             "notes",
             List.of(

@@ -1,13 +1,14 @@
-package dev.toolledger.server.notes;
+package dev.toolledger.examples.notes;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.toolledger.api.OutboxMessage;
 import dev.toolledger.api.ToolDescriptor;
 import dev.toolledger.api.ToolResponse;
 import dev.toolledger.api.TransactionContext;
 import dev.toolledger.api.TransactionalTool;
-import dev.toolledger.core.json.Json;
 import java.net.URI;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -52,7 +53,7 @@ public final class NotesTool implements TransactionalTool {
             "Creates a note with a title and an optional body. Safe to retry with the same"
                 + " operation key: a retry returns the note created the first time.")
         .inputSchema(
-            Json.parse(
+            parse(
                 "{\"type\":\"object\",\"additionalProperties\":false,\"required\":[\"title\"],"
                     + "\"properties\":{"
                     + "\"title\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":200,"
@@ -62,6 +63,14 @@ public final class NotesTool implements TransactionalTool {
                     + attachment
                     + "}}"))
         .build();
+  }
+
+  private static JsonNode parse(String json) {
+    try {
+      return new ObjectMapper().readTree(json);
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("the notes schema is not JSON", e);
+    }
   }
 
   /** A notes tool without a quota. */
@@ -95,7 +104,7 @@ public final class NotesTool implements TransactionalTool {
     String title = parameters.get("title").textValue();
     String body = parameters.get("body").textValue();
     if (quotaPerTenant.isPresent() && count(context) >= quotaPerTenant.getAsLong()) {
-      ObjectNode problem = Json.object();
+      ObjectNode problem = JsonNodeFactory.instance.objectNode();
       problem.put("type", QUOTA_EXCEEDED);
       problem.put("title", "Note quota exceeded");
       problem.put("status", 409);
@@ -120,13 +129,13 @@ public final class NotesTool implements TransactionalTool {
         id = rs.getLong(1);
       }
     }
-    ObjectNode note = Json.object();
+    ObjectNode note = JsonNodeFactory.instance.objectNode();
     note.put("id", id);
     note.put("title", title);
     note.put("body", body);
     JsonNode attachment = parameters.get("attachment");
     if (attachment != null && attachments.isPresent()) {
-      ObjectNode event = Json.object();
+      ObjectNode event = JsonNodeFactory.instance.objectNode();
       event.put("tenant", context.tenant().value());
       event.put("noteId", id);
       event.put("text", attachment.textValue());

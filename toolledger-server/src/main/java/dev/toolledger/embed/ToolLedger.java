@@ -1,0 +1,212 @@
+package dev.toolledger.embed;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.toolledger.api.TenantId;
+import dev.toolledger.api.Tool;
+import dev.toolledger.api.ToolPlugin;
+import dev.toolledger.core.engine.EngineConfig;
+import dev.toolledger.core.engine.ExecutionOutcome;
+import dev.toolledger.core.engine.Invocation;
+import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.core.json.Json;
+import dev.toolledger.jdbc.DatabaseLocation;
+import dev.toolledger.jdbc.JdbcLedgerStore;
+import dev.toolledger.jdbc.Synchronous;
+import dev.toolledger.jdbc.PostgresOptions;
+import dev.toolledger.server.ServerConfig;
+import dev.toolledger.server.ToolLedgerApp;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * ToolLedger embedded in an application: the ledger on a SQLite file or a PostgreSQL database, the
+ * application's tools, an in-process {@link #call}, and optionally the HTTP API and MCP on a port.
+ *
+ * <pre>{@code
+ * try (ToolLedger ledger = ToolLedger.builder("orders-ledger.db")
+ *         .plugin(new OrdersPlugin())
+ *         .build()) {
+ *   CallResult result = ledger.call(TenantId.of("acme"), "order-7", "create-order", params);
+ * }
+ * }</pre>
+ *
+ * <p>{@link #call} gives the same guarantees as the HTTP API: one effect per (tenant, key), the
+ * recorded outcome replayed to every retry, a conflict for the same key with other parameters. The
+ * tenant is whatever the application authenticated: ToolLedger trusts the caller of {@code call}.
+ *
+ * <p>Background work runs while the ledger is open: the outbox relay, the recovery of expired
+ * claims of external tools, and the retention sweeper. {@link #close()} stops it and closes the
+ * database.
+ */
+public final class ToolLedger implements AutoCloseable {
+  private final JdbcLedgerStore store;
+  private final ToolLedgerApp app;
+  private final boolean http;
+
+  private ToolLedger(JdbcLedgerStore store, ToolLedgerApp app, boolean http) {
+    this.store = store;
+    this.app = app;
+    this.http = http;
+  }
+
+  /**
+   * A ledger on {@code database}: a SQLite file path, or a {@code jdbc:postgresql://} URL (with
+   * {@code user} and {@code password} parameters, or {@code TOOLLEDGER_DB_USER} and {@code
+   * TOOLLEDGER_DB_PASSWORD} in the environment).
+   */
+  public static Builder builder(String database) {
+    return new Builder(DatabaseLocation.resolve(database, System.getenv()));
+  }
+
+  /**
+   * Runs {@code tool} for {@code tenant} under {@code operationKey}, or replays what an earlier
+   * call with this key recorded.
+   *
+   * @throws IllegalArgumentException for a key that is not 1 to 255 visible ASCII characters
+   * @throws dev.toolledger.core.engine.ToolExecutionException when the tool threw: nothing was
+   *     recorded, the same key may be retried
+   */
+  public CallResult call(TenantId tenant, String operationKey, String tool, JsonNode parameters) {
+    Objects.requireNonNull(parameters, "parameters");
+    ExecutionOutcome outcome =
+        app.engine()
+            .execute(Invocation.of(tenant, OperationKey.of(operationKey), tool, parameters));
+    return result(outcome);
+  }
+
+  private static CallResult result(ExecutionOutcome outcome) {
+    if (outcome instanceof ExecutionOutcome.Executed e) {
+      return new CallResult.Done(e.response().status(), Json.parse(e.response().body()), false);
+    } else if (outcome instanceof ExecutionOutcome.Replayed r) {
+      return new CallResult.Done(r.response().status(), Json.parse(r.response().body()), true);
+    } else if (outcome instanceof ExecutionOutcome.KeyReused k) {
+      return new CallResult.Conflict(k.recordedTool());
+    } else if (outcome instanceof ExecutionOutcome.InProgress p) {
+      return new CallResult.InProgress(p.retryAfter());
+    } else if (outcome instanceof ExecutionOutcome.OutcomeUnknown) {
+      return new CallResult.Unknown();
+    } else if (outcome instanceof ExecutionOutcome.NotExecuted) {
+      return new CallResult.NotExecuted();
+    } else if (outcome instanceof ExecutionOutcome.InvalidParameters i) {
+      return new CallResult.Invalid(i.violations().stream().map(v -> v.field() + ": " + v.message()).toList());
+    } else if (outcome instanceof ExecutionOutcome.UnknownTool t) {
+      return new CallResult.UnknownTool(t.tool());
+    } else if (outcome instanceof ExecutionOutcome.ToolUnavailable t) {
+      return new CallResult.RetryLater(t.reason(), t.retryAfter());
+    } else if (outcome instanceof ExecutionOutcome.RateLimited r) {
+      return new CallResult.RetryLater("too many new operations", r.retryAfter());
+    } else if (outcome instanceof ExecutionOutcome.Busy b) {
+      return new CallResult.RetryLater("ledger busy", b.retryAfter());
+    } else if (outcome instanceof ExecutionOutcome.Expired) {
+      return new CallResult.Expired();
+    } else if (outcome instanceof ExecutionOutcome.ResponseTooLarge t) {
+      return new CallResult.TooLarge(t.bytes(), t.limit());
+    }
+    throw new IllegalStateException("unhandled outcome " + outcome.kind());
+  }
+
+  /** Where the HTTP API listens (MCP at {@code /mcp}), when {@link Builder#http} was asked for. */
+  public Optional<URI> httpUri() {
+    return http ? Optional.of(app.uri()) : Optional.empty();
+  }
+
+  /**
+   * Issues a bearer token for {@code tenant}, for an agent that calls the HTTP API or MCP. The
+   * secret is shown only here; the ledger keeps its hash.
+   */
+  public String issueToken(TenantId tenant, String label) {
+    return app.tokens().issue(tenant, label).token();
+  }
+
+  @Override
+  public void close() {
+    try {
+      app.close();
+    } finally {
+      store.close();
+    }
+  }
+
+  /** Chooses the tools and what is served; {@link #build()} opens the database and starts. */
+  public static final class Builder {
+    private final DatabaseLocation location;
+    private Optional<ServerConfig> http = Optional.empty();
+    private Synchronous synchronous = Synchronous.FULL;
+    private String nodeId = EngineConfig.defaults().nodeId();
+    private java.util.function.Consumer<ToolLedgerApp.Builder> steps = b -> {};
+
+    private Builder(DatabaseLocation location) {
+      this.location = location;
+    }
+
+    /** Serves a plugin: its tables are migrated at {@link #build()}, then its tools served. */
+    public Builder plugin(ToolPlugin plugin) {
+      return plugin(plugin, Map.of());
+    }
+
+    /** Serves a plugin with options (those it declares in {@code optionNames()}). */
+    public Builder plugin(ToolPlugin plugin, Map<String, String> options) {
+      steps = steps.andThen(b -> b.plugin(plugin, options));
+      return this;
+    }
+
+    /** Serves a tool whose tables, if any, exist already. */
+    public Builder tool(Tool tool) {
+      steps = steps.andThen(b -> b.tool(tool));
+      return this;
+    }
+
+    /**
+     * Also serves the HTTP API, and MCP at {@code /mcp}, on {@code bind}:{@code port} ({@code 0}
+     * picks a free port; see {@link ToolLedger#httpUri()}). Default: in-process calls only.
+     */
+    public Builder http(String bind, int port) {
+      this.http = Optional.of(ServerConfig.builder().bind(bind).port(port).build());
+      return this;
+    }
+
+    /**
+     * SQLite durability. {@code FULL} (default) syncs every commit; {@code NORMAL} survives a
+     * process crash but may lose the last commits on power loss. Ignored on PostgreSQL.
+     */
+    public Builder synchronous(Synchronous synchronous) {
+      this.synchronous = Objects.requireNonNull(synchronous, "synchronous");
+      return this;
+    }
+
+    /** This node's name in claims and logs; default the host name and process id. */
+    public Builder nodeId(String nodeId) {
+      this.nodeId = Objects.requireNonNull(nodeId, "nodeId");
+      return this;
+    }
+
+    /**
+     * Opens the database, applies the ledger's and the plugins' migrations, and starts.
+     *
+     * @throws IllegalArgumentException for a bad plugin, option or tool (the database is closed)
+     */
+    public ToolLedger build() {
+      JdbcLedgerStore store =
+          location.open(
+              java.util.List.of(),
+              synchronous,
+              Duration.ofSeconds(5),
+              PostgresOptions.DEFAULT_CLAIM_WAIT);
+      try {
+        ToolLedgerApp.Builder builder =
+            ToolLedgerApp.builder(store)
+                .engineConfig(EngineConfig.builder().nodeId(nodeId).build());
+        http.ifPresent(builder::serverConfig);
+        steps.accept(builder);
+        ToolLedgerApp app = http.isPresent() ? builder.start() : builder.startWithoutHttp();
+        return new ToolLedger(store, app, http.isPresent());
+      } catch (RuntimeException e) {
+        store.close();
+        throw e;
+      }
+    }
+  }
+}
