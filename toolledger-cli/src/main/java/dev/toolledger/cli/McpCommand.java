@@ -104,12 +104,13 @@ final class McpCommand implements Callable<Integer> {
     TenantId tenantId = TenantId.of(tenant);
     McpOptions.Builder mcp = McpOptions.builder();
     allowUnkeyed.forEach(mcp::allowUnkeyed);
+    plugins.declaredTools(); // a bad tools file stops here, before the database is touched
     JdbcLedgerStore store = database.open();
     ToolLedgerStdio server;
     try {
       server =
           plugins
-              .apply(ToolLedgerApp.builder(store), Map.of("notes", notesOptions()))
+              .apply(ToolLedgerApp.builder(store), store, Map.of("notes", notesOptions()))
               .engineConfig(
                   limits.apply(retention.apply(EngineConfig.builder().maxWait(maxWait))).build())
               .sweepInterval(retention.sweepInterval)

@@ -123,7 +123,7 @@ final class OpsCommand {
       try (JdbcLedgerStore store = database.open()) {
         // The engine derives the one step of a transactional operation, which is not stored.
         LedgerEngine engine =
-            LedgerEngine.builder(store, ToolRegistry.of(plugins.tools(store.dialect()))).build();
+            LedgerEngine.builder(store, ToolRegistry.of(plugins.tools(store))).build();
         Optional<OperationRecord> record = engine.lookup(tenantId, operationKey);
         List<HistoryEntry> history = engine.history(tenantId, operationKey);
         if (record.isEmpty() && history.isEmpty()) {

@@ -1,12 +1,17 @@
 package dev.toolledger.cli;
 
-import dev.toolledger.api.SqlDialect;
 import dev.toolledger.api.Tool;
 import dev.toolledger.api.ToolPlugin;
+import dev.toolledger.declarative.DefinitionException;
+import dev.toolledger.declarative.ToolsFile;
+import dev.toolledger.declarative.sql.SqlTool;
+import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.server.ToolLedgerApp;
 import dev.toolledger.server.plugins.PluginDiscovery;
 import dev.toolledger.server.plugins.PluginRegistration;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,6 +45,65 @@ final class PluginOptions {
       paramLabel = "PLUGIN",
       description = "Do not load the plugin named PLUGIN (e.g. notes). Repeatable.")
   List<String> without = new ArrayList<>();
+
+  @Option(
+      names = "--tools-file",
+      paramLabel = "FILE",
+      description =
+          "Also serve the tools declared in FILE (YAML or JSON: kind http or sql; see"
+              + " docs/tools.md). Repeatable. Any error in a file stops the start.")
+  List<Path> toolsFiles = new ArrayList<>();
+
+  private List<Tool> declared;
+
+  /**
+   * Reads every {@code --tools-file} (once; later calls return the same tools). Call it before
+   * opening the database, so that a file with an error stops the start before anything changes.
+   *
+   * @throws IllegalArgumentException listing every error of every file
+   */
+  List<Tool> declaredTools() {
+    if (declared == null) {
+      List<Tool> tools = new ArrayList<>();
+      List<String> errors = new ArrayList<>();
+      for (Path file : toolsFiles) {
+        try {
+          tools.addAll(ToolsFile.load(file));
+        } catch (DefinitionException e) {
+          errors.add(e.getMessage());
+        }
+      }
+      refuse(errors);
+      declared = List.copyOf(tools);
+    }
+    return declared;
+  }
+
+  /**
+   * The declared tools, with every SQL statement prepared once against the ledger database so that
+   * a statement naming a missing table or column stops the start.
+   */
+  List<Tool> declaredTools(JdbcLedgerStore store) {
+    List<Tool> tools = declaredTools();
+    if (!tools.isEmpty()) {
+      try (Connection connection = store.dataSource().getConnection()) {
+        SqlTool.checkPreparable(tools, connection);
+      } catch (DefinitionException e) {
+        refuse(List.of(e.getMessage()));
+      } catch (SQLException e) {
+        throw new IllegalStateException(
+            "cannot check the declared SQL tools: " + e.getMessage(), e);
+      }
+    }
+    return tools;
+  }
+
+  private static void refuse(List<String> errors) {
+    if (!errors.isEmpty()) {
+      throw new IllegalArgumentException(
+          "the tools file is not valid; nothing was served:\n" + String.join("\n", errors));
+    }
+  }
 
   /** The plugins to serve, each with its options; refuses options for plugins not loaded. */
   List<PluginRegistration.Configured> configured() {
@@ -104,14 +168,20 @@ final class PluginOptions {
 
   /** Adds every configured plugin to a node. */
   ToolLedgerApp.Builder apply(
-      ToolLedgerApp.Builder builder, Map<String, Map<String, String>> implied) {
+      ToolLedgerApp.Builder builder,
+      JdbcLedgerStore store,
+      Map<String, Map<String, String>> implied) {
     configured(implied).forEach(c -> builder.plugin(c.plugin(), c.options()));
+    declaredTools(store).forEach(builder::tool);
     return builder;
   }
 
   /** The tools the plugins would serve, for commands that only read the ledger. */
-  List<Tool> tools(SqlDialect dialect) {
-    return PluginRegistration.register(configured(), dialect).tools();
+  List<Tool> tools(JdbcLedgerStore store) {
+    List<Tool> tools =
+        new ArrayList<>(PluginRegistration.register(configured(), store.dialect()).tools());
+    tools.addAll(declaredTools(store));
+    return tools;
   }
 
   private static String names(Map<String, ToolPlugin> found) {

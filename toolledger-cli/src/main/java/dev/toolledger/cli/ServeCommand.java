@@ -150,12 +150,13 @@ final class ServeCommand implements Callable<Integer> {
     allowUnkeyed.forEach(mcp::allowUnkeyed);
     McpOptions mcpOptions = mcp.build();
     OperatorAuthenticator operators = operator.operators(System.getenv());
+    plugins.declaredTools(); // a bad tools file stops here, before the database is touched
     JdbcLedgerStore store = database.open(maxWait);
     ToolLedgerApp app;
     try {
       app =
           plugins
-              .apply(ToolLedgerApp.builder(store), Map.of("notes", notesOptions()))
+              .apply(ToolLedgerApp.builder(store), store, Map.of("notes", notesOptions()))
               .serverConfig(
                   ServerConfig.builder()
                       .bind(bind)

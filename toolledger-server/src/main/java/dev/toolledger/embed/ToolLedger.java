@@ -11,8 +11,8 @@ import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.jdbc.DatabaseLocation;
 import dev.toolledger.jdbc.JdbcLedgerStore;
-import dev.toolledger.jdbc.Synchronous;
 import dev.toolledger.jdbc.PostgresOptions;
+import dev.toolledger.jdbc.Synchronous;
 import dev.toolledger.server.ServerConfig;
 import dev.toolledger.server.ToolLedgerApp;
 import java.net.URI;
@@ -91,7 +91,8 @@ public final class ToolLedger implements AutoCloseable {
     } else if (outcome instanceof ExecutionOutcome.NotExecuted) {
       return new CallResult.NotExecuted();
     } else if (outcome instanceof ExecutionOutcome.InvalidParameters i) {
-      return new CallResult.Invalid(i.violations().stream().map(v -> v.field() + ": " + v.message()).toList());
+      return new CallResult.Invalid(
+          i.violations().stream().map(v -> v.field() + ": " + v.message()).toList());
     } else if (outcome instanceof ExecutionOutcome.UnknownTool t) {
       return new CallResult.UnknownTool(t.tool());
     } else if (outcome instanceof ExecutionOutcome.ToolUnavailable t) {

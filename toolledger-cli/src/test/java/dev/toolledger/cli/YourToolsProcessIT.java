@@ -1,0 +1,199 @@
+package dev.toolledger.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The packaged {@code toolledger.jar} serving a team's own tools the two ways that need no change
+ * to ToolLedger: a plugin jar dropped in {@code --plugins-dir}, and a SQL tool declared in {@code
+ * --tools-file}. A tools file with an error stops the start with the file, line and field.
+ */
+class YourToolsProcessIT {
+  private static final Path JAR = Path.of("target", "toolledger.jar");
+  private static final Pattern URL = Pattern.compile("serving (http://\\S+)");
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+  @TempDir Path dir;
+
+  @Test
+  void aPluginJarInThePluginsDirectoryServesItsToolWithReplay() throws Exception {
+    Path plugins = Files.createDirectories(dir.resolve("plugins"));
+    Files.copy(ordersPluginJar(), plugins.resolve("orders-plugin.jar"));
+    Path db = dir.resolve("ledger.db");
+    Process server = serve(db, "--plugins-dir", plugins.toString());
+    try {
+      URI base = baseUri(server);
+      String token = token(db);
+      String order = "{\"sku\":\"BOOK-1\",\"quantity\":2}";
+      HttpResponse<String> first = call(base, "create-order", token, "order-1", order);
+      HttpResponse<String> retry = call(base, "create-order", token, "order-1", order);
+      assertThat(first.statusCode()).isEqualTo(201);
+      assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
+      assertThat(retry.body()).isEqualTo(first.body());
+      // The bundled notes plugin is still served beside it.
+      assertThat(call(base, "create-note", token, "note-1", "{\"title\":\"a\"}").statusCode())
+          .isEqualTo(201);
+    } finally {
+      stop(server);
+    }
+  }
+
+  @Test
+  void aSqlToolFromAToolsFileIsServedWithReplayAndConflict() throws Exception {
+    Path db = dir.resolve("ledger.db");
+    // The team's own table, in the ledger's database, created by the team.
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
+        Statement st = c.createStatement()) {
+      st.execute(
+          "CREATE TABLE notes (id INTEGER PRIMARY KEY AUTOINCREMENT, tenant TEXT NOT NULL,"
+              + " title TEXT NOT NULL, body TEXT NOT NULL, created_at BIGINT NOT NULL)");
+    }
+    Path tools = Path.of("..", "examples", "tools", "notes.yaml");
+    Process server = serve(db, "--tools-file", tools.toString(), "--without-plugin", "notes");
+    try {
+      URI base = baseUri(server);
+      String token = token(db);
+      HttpResponse<String> first = call(base, "create-note", token, "k-1", "{\"title\":\"a\"}");
+      HttpResponse<String> retry = call(base, "create-note", token, "k-1", "{\"title\":\"a\"}");
+      HttpResponse<String> changed = call(base, "create-note", token, "k-1", "{\"title\":\"b\"}");
+      assertThat(first.statusCode()).isEqualTo(201);
+      assertThat(retry.body()).isEqualTo(first.body());
+      assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
+      assertThat(changed.statusCode()).isEqualTo(422);
+    } finally {
+      stop(server);
+    }
+  }
+
+  @Test
+  void aBrokenToolsFileStopsTheStartNamingFileLineAndField() throws Exception {
+    Path tools = dir.resolve("tools.yaml");
+    Files.writeString(
+        tools,
+        "tools:\n"
+            + "  - kind: sql\n"
+            + "    name: create-order\n"
+            + "    version: \"1\"\n"
+            + "    parameters: {type: object}\n"
+            + "    statment: INSERT INTO orders (tenant) VALUES (:tenant)\n");
+    Process server = serve(dir.resolve("ledger.db"), "--tools-file", tools.toString());
+    assertThat(server.waitFor(60, TimeUnit.SECONDS)).as("the start stops").isTrue();
+    assertThat(server.exitValue()).isNotZero();
+    String errors = Files.readString(dir.resolve("server.err"));
+    assertThat(errors).contains(tools + ":6").contains("statment");
+    assertThat(dir.resolve("ledger.db")).as("nothing changed").doesNotExist();
+  }
+
+  private Process serve(Path db, String... more) throws Exception {
+    List<String> command =
+        new ArrayList<>(
+            List.of(java(), "-jar", JAR.toString(), "serve", "--port", "0", "--db", db.toString()));
+    command.addAll(Arrays.asList(more));
+    return new ProcessBuilder(command).redirectError(dir.resolve("server.err").toFile()).start();
+  }
+
+  private static URI baseUri(Process server) throws Exception {
+    BufferedReader lines =
+        new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
+    String first = lines.readLine();
+    assertThat(first).as("first line of serve").isNotNull();
+    Matcher m = URL.matcher(first);
+    assertThat(m.find()).as(first).isTrue();
+    return URI.create(m.group(1));
+  }
+
+  private static String token(Path db) throws Exception {
+    Process tokens =
+        new ProcessBuilder(
+                java(),
+                "-jar",
+                JAR.toString(),
+                "tokens",
+                "create",
+                "--tenant",
+                "acme",
+                "--db",
+                db.toString())
+            .redirectError(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    String token =
+        new String(tokens.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+    assertThat(tokens.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    return token;
+  }
+
+  private static HttpResponse<String> call(
+      URI base, String tool, String token, String key, String body) throws Exception {
+    return HTTP.send(
+        HttpRequest.newBuilder(base.resolve("/v1/tools/" + tool))
+            .header("Authorization", "Bearer " + token)
+            .header("Idempotency-Key", key)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static void stop(Process server) throws Exception {
+    server.toHandle().destroy();
+    if (!server.waitFor(30, TimeUnit.SECONDS)) {
+      server.destroyForcibly();
+    }
+  }
+
+  /**
+   * The orders example as a jar: the packaged one when Maven has built it, else one made here from
+   * its compiled classes (as when the test runs from an IDE).
+   */
+  private Path ordersPluginJar() throws Exception {
+    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+      if (!entry.contains("orders-plugin") && !entry.contains("toolledger-example-orders")) {
+        continue;
+      }
+      Path path = Path.of(entry);
+      if (Files.isRegularFile(path)) {
+        return path;
+      }
+      Path jar = dir.resolve("orders-from-classes.jar");
+      try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar));
+          Stream<Path> files = Files.walk(path)) {
+        for (Path file : files.filter(Files::isRegularFile).toList()) {
+          out.putNextEntry(new JarEntry(path.relativize(file).toString().replace('\\', '/')));
+          Files.copy(file, out);
+          out.closeEntry();
+        }
+      }
+      return jar;
+    }
+    throw new IllegalStateException("toolledger-example-orders is not on the test classpath");
+  }
+
+  private static String java() {
+    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  }
+}

@@ -1,0 +1,282 @@
+package dev.toolledger.declarative.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.toolledger.api.ExternalTool;
+import dev.toolledger.declarative.http.Http.Reply;
+import dev.toolledger.declarative.http.InvoiceService.Next;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A declared http tool behind the real ToolLedger server on a SQLite file, calling a real invoice
+ * service. The service's own count of invoices is the proof in every test.
+ */
+class HttpToolOverHttpTest {
+  private static final String TOOL = "/v1/tools/create-invoice";
+  private static final String INVOICE = "{\"customer\":\"c/42 ä\",\"amount\":1500}";
+  private static final String PROBLEMS = "https://toolledger.dev/problems/";
+
+  @TempDir Path dir;
+  InvoiceService upstream;
+  Nodes nodes;
+  String acme;
+
+  @AfterEach
+  void stop() {
+    if (nodes != null) {
+      nodes.close();
+    }
+    if (upstream != null) {
+      upstream.close();
+    }
+  }
+
+  private void start(boolean idempotentUpstream, String yaml) throws Exception {
+    upstream = InvoiceService.start(idempotentUpstream);
+    ExternalTool tool = InvoiceTools.load(dir, yaml, upstream);
+    nodes = Nodes.sqlite(dir.resolve("ledger.db"), tool);
+    acme = nodes.token("acme");
+  }
+
+  private Reply call(String key, String parameters) {
+    return Http.post(nodes.node(0), TOOL, acme, key, parameters);
+  }
+
+  private JsonNode operation(String key) {
+    return Http.get(nodes.node(0), "/v1/operations/" + key, acme).json();
+  }
+
+  @Test
+  void seedScenarioReplaysConflictsScopesByTenantAndSurvivesARestart() throws Exception {
+    start(true, InvoiceTools.EXAMPLE);
+
+    Reply first = call("inv-1", INVOICE);
+    assertThat(first.status()).isEqualTo(201);
+    assertThat(first.header("Idempotent-Replayed")).isEqualTo("false");
+    assertThat(first.json().get("customer").asText()).isEqualTo("c/42 ä");
+    assertThat(first.json().get("amount").asLong()).isEqualTo(1500);
+    assertThat(first.json().get("currency").asText()).isEqualTo("EUR");
+    assertThat(upstream.invoiceCount()).isEqualTo(1);
+    JsonNode sent = upstream.receivedHeaders().get(0);
+    assertThat(sent.get("Authorization").asText()).isEqualTo("Bearer s3cr3t-billing-token");
+    assertThat(sent.get("Idempotency-key").asText()).startsWith("tl-").doesNotContain("inv-1");
+
+    Reply replay = call("inv-1", INVOICE);
+    assertThat(replay.status()).isEqualTo(201);
+    assertThat(replay.body()).isEqualTo(first.body());
+    assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+    assertThat(upstream.invoiceCount()).isEqualTo(1);
+    assertThat(upstream.calls.get()).isEqualTo(1);
+
+    Reply conflict = call("inv-1", "{\"customer\":\"c/42 ä\",\"amount\":9999}");
+    assertThat(conflict.status()).isEqualTo(422);
+    assertThat(conflict.problemType()).isEqualTo(PROBLEMS + "idempotency-key-reused");
+    assertThat(upstream.invoiceCount()).isEqualTo(1);
+
+    Reply second = call("inv-2", INVOICE);
+    assertThat(second.status()).isEqualTo(201);
+    assertThat(second.json().get("id")).isNotEqualTo(first.json().get("id"));
+    assertThat(upstream.invoiceCount()).isEqualTo(2);
+
+    String globex = nodes.token("globex");
+    Reply otherTenant = Http.post(nodes.node(0), TOOL, globex, "inv-1", INVOICE);
+    assertThat(otherTenant.status()).isEqualTo(201);
+    assertThat(otherTenant.header("Idempotent-Replayed")).isEqualTo("false");
+    assertThat(otherTenant.json().get("id")).isNotEqualTo(first.json().get("id"));
+    assertThat(upstream.invoiceCount()).isEqualTo(3);
+
+    nodes.close();
+    nodes =
+        Nodes.sqlite(
+            dir.resolve("ledger.db"), InvoiceTools.load(dir, InvoiceTools.EXAMPLE, upstream));
+    Reply afterRestart = call("inv-1", INVOICE);
+    assertThat(afterRestart.status()).isEqualTo(201);
+    assertThat(afterRestart.body()).isEqualTo(first.body());
+    assertThat(afterRestart.header("Idempotent-Replayed")).isEqualTo("true");
+    assertThat(upstream.invoiceCount()).isEqualTo(3);
+    assertThat(upstream.calls.get()).isEqualTo(3);
+  }
+
+  @Test
+  void lostAnswerOfAnIdempotentUpstreamIsRetriedWithTheSameKeyAndRecordedOnce() throws Exception {
+    start(true, InvoiceTools.EXAMPLE);
+    upstream.then(Next.CREATE_THEN_DROP);
+
+    Reply reply = call("inv-1", INVOICE);
+
+    assertThat(reply.status()).isEqualTo(201);
+    assertThat(upstream.calls.get()).isEqualTo(2);
+    assertThat(upstream.invoiceCount()).isEqualTo(1);
+    assertThat(upstream.receivedHeaders().get(1).get("Idempotency-key"))
+        .isEqualTo(upstream.receivedHeaders().get(0).get("Idempotency-key"));
+    JsonNode operation = operation("inv-1");
+    assertThat(operation.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(operation.get("history").toString()).contains("performed again");
+    assertThat(call("inv-1", INVOICE).header("Idempotent-Replayed")).isEqualTo("true");
+    assertThat(upstream.calls.get()).isEqualTo(2);
+  }
+
+  @Test
+  void lostAnswerOfAnUpstreamThatIsNotIdempotentStaysUnknownAndIsNeverSentAgain() throws Exception {
+    start(false, InvoiceTools.variant(false, "5s", ""));
+    upstream.then(Next.CREATE_THEN_DROP);
+
+    Reply first = call("inv-1", INVOICE);
+    Reply retry = call("inv-1", INVOICE);
+
+    for (Reply reply : new Reply[] {first, retry}) {
+      assertThat(reply.status()).isEqualTo(409);
+      assertThat(reply.problemType()).isEqualTo(PROBLEMS + "outcome-unknown");
+    }
+    assertThat(upstream.invoiceCount()).isEqualTo(1);
+    assertThat(upstream.calls.get()).isEqualTo(1);
+    assertThat(operation("inv-1").get("state").asText()).isEqualTo("UNKNOWN");
+  }
+
+  @Test
+  void lostAnswerIsSettledAtOnceByTheLookup() throws Exception {
+    start(false, InvoiceTools.variant(false, "5s", InvoiceTools.LOOKUP));
+    upstream.then(Next.CREATE_THEN_DROP);
+
+    Reply reply = call("inv-1", INVOICE);
+
+    assertThat(reply.status()).isEqualTo(200);
+    assertThat(reply.json().get("customer").asText()).isEqualTo("c/42 ä");
+    assertThat(upstream.lookups.get()).isEqualTo(1);
+    assertThat(operation("inv-1").get("history").toString()).contains("lookup found the effect");
+    Reply retry = call("inv-1", INVOICE);
+    assertThat(retry.body()).isEqualTo(reply.body());
+    assertThat(retry.header("Idempotent-Replayed")).isEqualTo("true");
+    assertThat(upstream.invoiceCount()).isEqualTo(1);
+    assertThat(upstream.calls.get()).isEqualTo(1);
+  }
+
+  @Test
+  void lostAnswerWhoseLookupFailsIsSettledByRecoveryOnceTheLookupAnswers() throws Exception {
+    start(false, InvoiceTools.variant(false, "400ms", InvoiceTools.LOOKUP + "lease: 1s\n"));
+    upstream.then(Next.CREATE_THEN_DROP);
+    upstream.lookupAvailable = false;
+
+    Reply first = call("inv-1", INVOICE);
+    assertThat(first.status()).isEqualTo(409);
+    assertThat(first.problemType()).isEqualTo(PROBLEMS + "operation-in-progress");
+    assertThat(operation("inv-1").get("state").asText()).isEqualTo("IN_PROGRESS");
+
+    upstream.lookupAvailable = true;
+    nodes.awaitExpiredLease();
+    nodes.app(0).engine().recoverExpiredClaims(10);
+
+    JsonNode operation = operation("inv-1");
+    assertThat(operation.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(operation.get("history").toString())
+        .contains("taken over")
+        .contains("lookup found the effect");
+    Reply retry = call("inv-1", INVOICE);
+    assertThat(retry.status()).isEqualTo(200);
+    assertThat(retry.header("Idempotent-Replayed")).isEqualTo("true");
+    assertThat(retry.json().get("customer").asText()).isEqualTo("c/42 ä");
+    assertThat(upstream.invoiceCount()).isEqualTo(1);
+    assertThat(upstream.calls.get()).isEqualTo(1);
+  }
+
+  @Test
+  void lookupThatPromisesAbsenceFencesTheKeyAsNotExecuted() throws Exception {
+    start(false, InvoiceTools.variant(false, "5s", InvoiceTools.LOOKUP + "  absent: [404]\n"));
+    upstream.then(Next.DROP_WITHOUT_CREATING);
+
+    Reply reply = call("inv-1", INVOICE);
+
+    assertThat(reply.status()).isEqualTo(409);
+    assertThat(reply.problemType()).isEqualTo(PROBLEMS + "operation-not-executed");
+    assertThat(operation("inv-1").get("state").asText()).isEqualTo("NOT_EXECUTED");
+    assertThat(upstream.invoiceCount()).isZero();
+  }
+
+  @Test
+  void notDoneAnswerReleasesTheKeyAndTheRetryPerformsOnce() throws Exception {
+    start(false, InvoiceTools.variant(false, "5s", ""));
+    upstream.then(Next.ANSWER_503);
+
+    Reply refused = call("inv-1", INVOICE);
+    assertThat(refused.status()).isEqualTo(503);
+    assertThat(refused.problemType()).isEqualTo(PROBLEMS + "tool-unavailable");
+    assertThat(refused.json().get("detail").asText()).contains("503").doesNotContain("tl-");
+    assertThat(nodes.count("SELECT COUNT(*) FROM tl_operations")).isZero();
+    assertThat(upstream.invoiceCount()).isZero();
+
+    Reply retry = call("inv-1", INVOICE);
+    assertThat(retry.status()).isEqualTo(201);
+    assertThat(retry.header("Idempotent-Replayed")).isEqualTo("false");
+    assertThat(upstream.invoiceCount()).isEqualTo(1);
+    assertThat(upstream.calls.get()).isEqualTo(2);
+  }
+
+  @Test
+  void unreachableUpstreamIsNotDoneAndNothingIsRecorded() throws Exception {
+    start(false, InvoiceTools.variant(false, "5s", ""));
+    int port = Integer.parseInt(upstream.address().split(":")[1]);
+    upstream.close();
+
+    Reply reply = call("inv-1", INVOICE);
+
+    assertThat(reply.status()).isEqualTo(503);
+    assertThat(reply.problemType()).isEqualTo(PROBLEMS + "tool-unavailable");
+    assertThat(reply.json().get("detail").asText())
+        .contains("refused the connection")
+        .doesNotContain(Integer.toString(port));
+    assertThat(nodes.count("SELECT COUNT(*) FROM tl_operations")).isZero();
+  }
+
+  @Test
+  void serverErrorOfAnUpstreamThatIsNotIdempotentIsUnknown() throws Exception {
+    start(false, InvoiceTools.variant(false, "5s", ""));
+    upstream.then(Next.ANSWER_500);
+
+    Reply reply = call("inv-1", INVOICE);
+
+    assertThat(reply.status()).isEqualTo(409);
+    assertThat(reply.problemType()).isEqualTo(PROBLEMS + "outcome-unknown");
+    assertThat(operation("inv-1").get("history").toString())
+        .contains("UnclassifiedUpstreamStatusException");
+    assertThat(call("inv-1", INVOICE).status()).isEqualTo(409);
+    assertThat(upstream.calls.get()).isEqualTo(1);
+    assertThat(upstream.invoiceCount()).isZero();
+  }
+
+  @Test
+  void businessErrorIsRecordedAndReplayedAndCreatesNothing() throws Exception {
+    start(false, InvoiceTools.variant(false, "5s", ""));
+    upstream.then(Next.ANSWER_422);
+
+    Reply first = call("inv-1", INVOICE);
+    Reply retry = call("inv-1", INVOICE);
+
+    assertThat(first.status()).isEqualTo(422);
+    assertThat(first.json().get("error").asText()).isEqualTo("amount exceeds the credit limit");
+    assertThat(first.header("Idempotent-Replayed")).isEqualTo("false");
+    assertThat(retry.status()).isEqualTo(422);
+    assertThat(retry.body()).isEqualTo(first.body());
+    assertThat(retry.header("Idempotent-Replayed")).isEqualTo("true");
+    assertThat(upstream.calls.get()).isEqualTo(1);
+    assertThat(upstream.invoiceCount()).isZero();
+  }
+
+  @Test
+  void timeoutIsUnknownEvenThoughTheUpstreamWentOnToCreate() throws Exception {
+    start(false, InvoiceTools.variant(false, "300ms", ""));
+    upstream.then(Next.CREATE_THEN_ANSWER_LATE);
+
+    Reply reply = call("inv-1", INVOICE);
+
+    assertThat(reply.status()).isEqualTo(409);
+    assertThat(reply.problemType()).isEqualTo(PROBLEMS + "outcome-unknown");
+    assertThat(operation("inv-1").get("history").toString()).contains("HttpTimeoutException");
+    assertThat(upstream.invoiceCount()).isEqualTo(1);
+    assertThat(call("inv-1", INVOICE).status()).isEqualTo(409);
+    assertThat(upstream.calls.get()).isEqualTo(1);
+  }
+}
