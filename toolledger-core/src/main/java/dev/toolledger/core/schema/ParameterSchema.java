@@ -49,6 +49,11 @@ public final class ParameterSchema {
     if (!schema.isObject()) {
       throw new IllegalArgumentException("a tool's input schema must be a JSON object");
     }
+    List<String> wrong = metaSchemaErrors(schema);
+    if (!wrong.isEmpty()) {
+      throw new IllegalArgumentException(
+          "the tool's input schema is not a valid JSON Schema: " + String.join("; ", wrong));
+    }
     try {
       Schema compiled = REGISTRY.getSchema(schema.deepCopy());
       compiled.initializeValidators();
@@ -57,6 +62,51 @@ public final class ParameterSchema {
       throw new IllegalArgumentException(
           "the tool's input schema is not valid: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * What is wrong with {@code schema} by the meta-schema of its dialect (2020-12 unless {@code
+   * $schema} names draft 4, 6, 7 or 2019-09; the meta-schemas ship with the validator, nothing is
+   * fetched). A schema naming an unknown dialect is only compiled.
+   */
+  static List<String> metaSchemaErrors(JsonNode schema) {
+    JsonNode dialect = schema.get("$schema");
+    java.util.Optional<SpecificationVersion> version =
+        dialect == null
+            ? java.util.Optional.of(SpecificationVersion.DRAFT_2020_12)
+            : SpecificationVersion.fromDialectId(dialect.asText());
+    if (version.isEmpty()) {
+      return List.of();
+    }
+    java.util.Map<String, String> firstByField = new java.util.LinkedHashMap<>();
+    for (com.networknt.schema.Error error : metaSchema(version.get()).validate(schema)) {
+      String at = error.getInstanceLocation() == null ? "" : error.getInstanceLocation().toString();
+      firstByField.putIfAbsent(at, error.getMessage());
+    }
+    return firstByField.entrySet().stream()
+        .map(e -> "at '" + (e.getKey().isEmpty() ? "/" : e.getKey()) + "': " + e.getValue())
+        .toList();
+  }
+
+  private static final java.util.Map<SpecificationVersion, Schema> META_SCHEMAS =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  private static Schema metaSchema(SpecificationVersion version) {
+    return META_SCHEMAS.computeIfAbsent(
+        version,
+        v -> {
+          Schema meta =
+              SchemaRegistry.withDefaultDialect(
+                      v,
+                      builder ->
+                          builder.schemaRegistryConfig(
+                              com.networknt.schema.SchemaRegistryConfig.builder()
+                                  .pathType(PathType.JSON_POINTER)
+                                  .build()))
+                  .getSchema(com.networknt.schema.SchemaLocation.of(v.getDialectId()));
+          meta.initializeValidators();
+          return meta;
+        });
   }
 
   /** The schema as given, for publishing (for example as an MCP tool's {@code inputSchema}). */

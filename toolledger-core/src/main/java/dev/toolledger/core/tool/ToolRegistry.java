@@ -27,7 +27,15 @@ public final class ToolRegistry {
       RegisteredTool registered =
           new RegisteredTool(tool, ParameterSchema.compile(descriptor.inputSchema()));
       if (byName.putIfAbsent(descriptor.name(), registered) != null) {
-        throw new IllegalArgumentException("two tools are named " + descriptor.name());
+        throw new IllegalArgumentException(
+            "two tools are named "
+                + descriptor.name()
+                + " ("
+                + byName.get(descriptor.name()).tool().getClass().getName()
+                + " and "
+                + tool.getClass().getName()
+                + "); rename one, or leave one out (--without-plugin PLUGIN, or remove it from"
+                + " the tools file)");
       }
     }
     return new ToolRegistry(Map.copyOf(byName));
