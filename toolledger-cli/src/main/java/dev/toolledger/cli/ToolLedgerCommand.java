@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
       SweepCommand.class,
       AttachmentsCommand.class,
       DemoCommand.class,
+      ExampleInvoicesCommand.class,
       BenchCommand.class
     })
 final class ToolLedgerCommand {}

@@ -12,10 +12,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A declared http tool behind the real ToolLedger server on a SQLite file, calling a real invoice
- * service. The service's own count of invoices is the proof in every test.
+ * A declared http tool behind the real ToolLedger server on a real database, calling a real invoice
+ * service: the seed's scenario (create, replay, conflict, new key, other tenant, restart), a lost
+ * answer, and what every other kind of answer becomes. The service's own count of invoices is the
+ * proof in every test. Subclasses only supply the database.
  */
-class HttpToolOverHttpTest {
+abstract class HttpToolContractTest {
   private static final String TOOL = "/v1/tools/create-invoice";
   private static final String INVOICE = "{\"customer\":\"c/42 ä\",\"amount\":1500}";
   private static final String PROBLEMS = "https://toolledger.dev/problems/";
@@ -25,21 +27,36 @@ class HttpToolOverHttpTest {
   Nodes nodes;
   String acme;
 
+  /**
+   * One node serving {@code tool} on this test's database; called again on a restart, when it must
+   * find what the previous node recorded.
+   */
+  abstract Nodes openNodes(ExternalTool tool);
+
   @AfterEach
   void stop() {
     if (nodes != null) {
       nodes.close();
+      nodes = null;
     }
     if (upstream != null) {
       upstream.close();
+      upstream = null;
     }
   }
 
   private void start(boolean idempotentUpstream, String yaml) throws Exception {
     upstream = InvoiceService.start(idempotentUpstream);
     ExternalTool tool = InvoiceTools.load(dir, yaml, upstream);
-    nodes = Nodes.sqlite(dir.resolve("ledger.db"), tool);
+    nodes = openNodes(tool);
     acme = nodes.token("acme");
+  }
+
+  /** Stops the node and starts a new one on the same database (the upstream keeps running). */
+  private void restart(String yaml) throws Exception {
+    nodes.close();
+    nodes = null;
+    nodes = openNodes(InvoiceTools.load(dir, yaml, upstream));
   }
 
   private Reply call(String key, String parameters) {
@@ -89,10 +106,7 @@ class HttpToolOverHttpTest {
     assertThat(otherTenant.json().get("id")).isNotEqualTo(first.json().get("id"));
     assertThat(upstream.invoiceCount()).isEqualTo(3);
 
-    nodes.close();
-    nodes =
-        Nodes.sqlite(
-            dir.resolve("ledger.db"), InvoiceTools.load(dir, InvoiceTools.EXAMPLE, upstream));
+    restart(InvoiceTools.EXAMPLE);
     Reply afterRestart = call("inv-1", INVOICE);
     assertThat(afterRestart.status()).isEqualTo(201);
     assertThat(afterRestart.body()).isEqualTo(first.body());
