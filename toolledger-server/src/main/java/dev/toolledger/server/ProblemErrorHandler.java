@@ -13,7 +13,8 @@ import org.eclipse.jetty.util.Callback;
 
 /**
  * Answers errors that Jetty raises before the API sees a request (a malformed request line, an
- * oversized header) as problem documents too, instead of HTML pages.
+ * oversized header, bytes a header or a path may not carry) as problem documents too, instead of
+ * HTML pages. Such a request never reached the engine: nothing was recorded.
  */
 final class ProblemErrorHandler extends ErrorHandler {
 
@@ -26,14 +27,10 @@ final class ProblemErrorHandler extends ErrorHandler {
           case 405 -> ProblemType.METHOD_NOT_ALLOWED;
           case 413 -> ProblemType.PAYLOAD_TOO_LARGE;
           case 415 -> ProblemType.UNSUPPORTED_MEDIA_TYPE;
-          default -> status >= 500 ? ProblemType.INTERNAL : ProblemType.MALFORMED_JSON;
+          default -> status >= 500 ? ProblemType.INTERNAL : ProblemType.MALFORMED_REQUEST;
         };
     var json = Problem.of(type, "the request could not be handled (HTTP " + status + ")").toJson();
     json.put("status", status);
-    if (type == ProblemType.MALFORMED_JSON) {
-      json.put("type", "about:blank");
-      json.put("title", "Bad request");
-    }
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/problem+json");
     response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-store");
     response.write(

@@ -1,0 +1,74 @@
+package dev.toolledger.server;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+
+/**
+ * An HTTP/1.1 exchange over a plain socket, so that a test can send bytes that {@code
+ * java.net.http} refuses to send (control characters in headers, invalid UTF-8, duplicate headers).
+ */
+final class RawHttp {
+  private RawHttp() {}
+
+  record Response(int status, String head, String body) {
+    String header(String name) {
+      for (String line : head.split("\r\n")) {
+        int colon = line.indexOf(':');
+        if (colon > 0 && line.substring(0, colon).trim().equalsIgnoreCase(name)) {
+          return line.substring(colon + 1).trim();
+        }
+      }
+      return null;
+    }
+
+    boolean isProblem() {
+      String type = header("Content-Type");
+      return type != null && type.toLowerCase(Locale.ROOT).startsWith("application/problem+json");
+    }
+  }
+
+  /** Sends {@code head} (request line and headers, without the blank line) and {@code body}. */
+  static Response exchange(URI base, byte[] head, byte[] body) {
+    try (Socket socket = new Socket(base.getHost(), base.getPort())) {
+      socket.setSoTimeout(30_000);
+      OutputStream out = socket.getOutputStream();
+      try {
+        out.write(head);
+        out.write(
+            ("\r\nContent-Length: " + body.length + "\r\nConnection: close\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+        out.write(body);
+        out.flush();
+      } catch (IOException refusedEarly) {
+        // The server may answer and close before it has read everything (a bad header, a body
+        // over the limit): its answer is still there to read.
+      }
+      byte[] all = readAll(socket.getInputStream());
+      String text = new String(all, StandardCharsets.UTF_8);
+      int end = text.indexOf("\r\n\r\n");
+      String responseHead = end < 0 ? text : text.substring(0, end);
+      String responseBody = end < 0 ? "" : text.substring(end + 4);
+      String[] statusLine = responseHead.split("\r\n", 2)[0].split(" ");
+      return new Response(Integer.parseInt(statusLine[1]), responseHead, responseBody);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static byte[] readAll(InputStream in) throws IOException {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    in.transferTo(bytes);
+    return bytes.toByteArray();
+  }
+
+  static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.ISO_8859_1);
+  }
+}
