@@ -198,23 +198,7 @@ class CrashRecoveryIT {
   }
 
   private String token(Path ledger) throws Exception {
-    Process process =
-        new ProcessBuilder(
-                java(),
-                "-jar",
-                JAR.toString(),
-                "tokens",
-                "create",
-                "--tenant",
-                "crash",
-                "--db",
-                ledger.toString())
-            .redirectError(ProcessBuilder.Redirect.DISCARD)
-            .start();
-    String token =
-        new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-    assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    return token;
+    return PackagedJar.token(ledger, "crash");
   }
 
   private Process serve(Path ledger, URI attachments) throws IOException {

@@ -31,9 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * another, a token from a third. The invoice service's own list is the proof.
  */
 class InvoicesWalkthroughIT {
-  private static final Path JAR = Path.of("target", "toolledger.jar");
   private static final Path EXAMPLE = Path.of("..", "examples", "tools", "invoices.yaml");
-  private static final Pattern SERVING = Pattern.compile("serving (http://\\S+)");
   private static final Pattern INVOICES =
       Pattern.compile("^example invoice service on (http://127\\.0\\.0\\.1:\\d+)$");
   private static final HttpClient HTTP =
@@ -139,9 +137,7 @@ class InvoicesWalkthroughIT {
   /** Starts {@code toolledger example-invoices --port 0} and returns its base URI. */
   private URI startExampleInvoices() throws Exception {
     Process process =
-        new ProcessBuilder(java(), "-jar", JAR.toString(), "example-invoices", "--port", "0")
-            .redirectError(dir.resolve("invoices.err").toFile())
-            .start();
+        PackagedJar.start(dir.resolve("invoices.err"), "example-invoices", "--port", "0");
     processes.add(process);
     BufferedReader lines =
         new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
@@ -167,42 +163,13 @@ class InvoicesWalkthroughIT {
   }
 
   private URI serve(Path db, String... more) throws Exception {
-    List<String> command =
-        new ArrayList<>(
-            List.of(java(), "-jar", JAR.toString(), "serve", "--port", "0", "--db", db.toString()));
-    command.addAll(List.of(more));
-    Process server =
-        new ProcessBuilder(command).redirectError(dir.resolve("server.err").toFile()).start();
+    Process server = PackagedJar.serve(db, dir.resolve("server.err"), more);
     processes.add(server);
-    BufferedReader lines =
-        new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
-    String first = lines.readLine();
-    assertThat(first).as("first line of serve").isNotNull();
-    Matcher m = SERVING.matcher(first);
-    assertThat(m.find()).as(first).isTrue();
-    return URI.create(m.group(1));
+    return PackagedJar.servingUri(server);
   }
 
   private static String token(Path db) throws Exception {
-    Process tokens =
-        new ProcessBuilder(
-                java(),
-                "-jar",
-                JAR.toString(),
-                "tokens",
-                "create",
-                "--tenant",
-                "acme",
-                "--db",
-                db.toString())
-            .redirectError(ProcessBuilder.Redirect.DISCARD)
-            .start();
-    String token =
-        new String(tokens.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-    assertThat(tokens.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(tokens.exitValue()).isZero();
-    assertThat(token).startsWith("tl_");
-    return token;
+    return PackagedJar.token(db, "acme");
   }
 
   private static HttpResponse<String> createInvoice(
@@ -238,9 +205,5 @@ class InvoicesWalkthroughIT {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
-  }
-
-  private static String java() {
-    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
   }
 }

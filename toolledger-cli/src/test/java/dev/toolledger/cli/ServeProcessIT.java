@@ -13,8 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,48 +21,20 @@ import org.junit.jupiter.api.io.TempDir;
  * tokens create} in another against the same file while it serves, a real request, then SIGTERM.
  */
 class ServeProcessIT {
-  private static final Path JAR = Path.of("target", "toolledger.jar");
-  private static final Pattern URL = Pattern.compile("serving (http://\\S+)");
 
   @TempDir Path dir;
 
   @Test
   void serveAnswersRequestsAndStopsCleanlyOnSigterm() throws Exception {
-    assertThat(JAR).exists();
     Path db = dir.resolve("ledger.db");
-    Process server =
-        new ProcessBuilder(
-                java(), "-jar", JAR.toString(), "serve", "--port", "0", "--db", db.toString())
-            .redirectError(dir.resolve("server.err").toFile())
-            .start();
+    Process server = PackagedJar.serve(db, dir.resolve("server.err"));
     try {
       BufferedReader lines =
           new BufferedReader(
               new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
-      String first = lines.readLine();
-      assertThat(first).as("first line of serve").isNotNull();
-      Matcher m = URL.matcher(first);
-      assertThat(m.find()).as(first).isTrue();
-      URI base = URI.create(m.group(1));
-
-      Process tokens =
-          new ProcessBuilder(
-                  java(),
-                  "-jar",
-                  JAR.toString(),
-                  "tokens",
-                  "create",
-                  "--tenant",
-                  "acme",
-                  "--db",
-                  db.toString())
-              .redirectError(ProcessBuilder.Redirect.DISCARD)
-              .start();
-      String token =
-          new String(tokens.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-      assertThat(tokens.waitFor(60, TimeUnit.SECONDS)).isTrue();
-      assertThat(tokens.exitValue()).isZero();
-      assertThat(token).startsWith("tl_");
+      URI base = PackagedJar.servingUri(lines);
+      // Another process creates the token against the same file while the server serves.
+      String token = PackagedJar.token(db, "acme");
 
       HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
       HttpResponse<String> created =
@@ -86,9 +56,5 @@ class ServeProcessIT {
     } finally {
       server.destroyForcibly();
     }
-  }
-
-  private static String java() {
-    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
   }
 }

@@ -2,27 +2,19 @@ package dev.toolledger.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.BufferedReader;
 import java.io.File;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,8 +25,6 @@ import org.junit.jupiter.api.io.TempDir;
  * --tools-file}. A tools file with an error stops the start with the file, line and field.
  */
 class YourToolsProcessIT {
-  private static final Path JAR = Path.of("target", "toolledger.jar");
-  private static final Pattern URL = Pattern.compile("serving (http://\\S+)");
   private static final HttpClient HTTP =
       HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
@@ -110,41 +100,15 @@ class YourToolsProcessIT {
   }
 
   private Process serve(Path db, String... more) throws Exception {
-    List<String> command =
-        new ArrayList<>(
-            List.of(java(), "-jar", JAR.toString(), "serve", "--port", "0", "--db", db.toString()));
-    command.addAll(Arrays.asList(more));
-    return new ProcessBuilder(command).redirectError(dir.resolve("server.err").toFile()).start();
+    return PackagedJar.serve(db, dir.resolve("server.err"), more);
   }
 
   private static URI baseUri(Process server) throws Exception {
-    BufferedReader lines =
-        new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
-    String first = lines.readLine();
-    assertThat(first).as("first line of serve").isNotNull();
-    Matcher m = URL.matcher(first);
-    assertThat(m.find()).as(first).isTrue();
-    return URI.create(m.group(1));
+    return PackagedJar.servingUri(server);
   }
 
   private static String token(Path db) throws Exception {
-    Process tokens =
-        new ProcessBuilder(
-                java(),
-                "-jar",
-                JAR.toString(),
-                "tokens",
-                "create",
-                "--tenant",
-                "acme",
-                "--db",
-                db.toString())
-            .redirectError(ProcessBuilder.Redirect.DISCARD)
-            .start();
-    String token =
-        new String(tokens.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-    assertThat(tokens.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    return token;
+    return PackagedJar.token(db, "acme");
   }
 
   private static HttpResponse<String> call(
@@ -160,10 +124,7 @@ class YourToolsProcessIT {
   }
 
   private static void stop(Process server) throws Exception {
-    server.toHandle().destroy();
-    if (!server.waitFor(30, TimeUnit.SECONDS)) {
-      server.destroyForcibly();
-    }
+    PackagedJar.stop(server);
   }
 
   /**
@@ -191,9 +152,5 @@ class YourToolsProcessIT {
       return jar;
     }
     throw new IllegalStateException("toolledger-example-orders is not on the test classpath");
-  }
-
-  private static String java() {
-    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
   }
 }
