@@ -11,7 +11,11 @@ import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.ops.OperationCatalog;
 import dev.toolledger.jdbc.ops.OperationFilter;
 import dev.toolledger.jdbc.ops.OperationSummary;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -25,8 +29,15 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "ops",
     mixinStandardHelpOptions = true,
-    description = "List operations by state, tenant and tool; show one with its timeline.",
-    subcommands = {OpsCommand.ListOperations.class, OpsCommand.Show.class})
+    description = {
+      "List operations by state, tenant and tool; show one with its timeline; compute the hash"
+          + " that log lines carry for a key."
+    },
+    subcommands = {
+      OpsCommand.ListOperations.class,
+      OpsCommand.Show.class,
+      OpsCommand.HashKey.class
+    })
 final class OpsCommand {
 
   @Command(
@@ -130,7 +141,13 @@ final class OpsCommand {
           System.err.println("toolledger: tenant " + tenantId + " has no operation with this key");
           return 1;
         }
-        print(operationKey, tenantId, record, history, System.out);
+        print(
+            operationKey,
+            tenantId,
+            store.keyHasher().hash(tenantId, operationKey),
+            record,
+            history,
+            System.out);
       }
       return 0;
     }
@@ -138,11 +155,13 @@ final class OpsCommand {
     static void print(
         OperationKey key,
         TenantId tenant,
+        String logKey,
         Optional<OperationRecord> record,
         List<HistoryEntry> history,
         PrintStream out) {
       out.println("key:       " + key.value());
       out.println("tenant:    " + tenant);
+      out.println("in logs:   key=" + logKey);
       if (record.isPresent()) {
         OperationRecord r = record.get();
         out.println(
@@ -169,6 +188,43 @@ final class OpsCommand {
             step.actor(),
             step.fence());
       }
+    }
+  }
+
+  @Command(
+      name = "hash-key",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Print the hash that log lines carry for a key (their key field), to find them.",
+        "HMAC-SHA256 with the ledger's own secret, over the tenant and the key: without the"
+            + " secret a log line does not confirm a guessed key. Reads the secret from the"
+            + " ledger (--db); a ledger without one gets one, as at a node's first start."
+      })
+  static final class HashKey implements Callable<Integer> {
+    @Mixin DatabaseOptions database;
+
+    @Parameters(
+        paramLabel = "KEY",
+        description = "The operation key; - reads it from the first line of standard input.")
+    String key;
+
+    @Option(names = "--tenant", required = true, description = "The tenant the key belongs to.")
+    String tenant;
+
+    @Override
+    public Integer call() throws IOException {
+      TenantId tenantId = TenantId.of(tenant);
+      OperationKey operationKey = OperationKey.of("-".equals(key) ? firstLineOfStdin() : key);
+      try (JdbcLedgerStore store = database.open()) {
+        System.out.println(store.keyHasher().hash(tenantId, operationKey));
+      }
+      return 0;
+    }
+
+    private static String firstLineOfStdin() throws IOException {
+      String line =
+          new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+      return line == null ? "" : line.strip();
     }
   }
 }

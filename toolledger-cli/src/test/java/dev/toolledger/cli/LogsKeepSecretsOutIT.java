@@ -3,7 +3,6 @@ package dev.toolledger.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.json.Json;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -12,16 +11,26 @@ import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,7 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The packaged server's log, in both formats, keeps every secret out: canary strings in tokens (a
  * tenant's, a refused one and the operator's), in operation keys and in parameters travel through
  * executions, replays, conflicts and every kind of refusal over HTTP and MCP, and none of them
- * reaches stderr, while the keys' hashes and the correlation ids do.
+ * reaches stderr, while the keys' hashes and the correlation ids do. A key's hash is keyed with the
+ * installation's secret: a reader of the log cannot confirm a guessed key with it.
  */
 class LogsKeepSecretsOutIT {
   private static final Path JAR = Path.of("target", "toolledger.jar");
@@ -38,6 +48,10 @@ class LogsKeepSecretsOutIT {
   private static final String KEY = "key-canary-5b2e9d";
   private static final String OTHER_KEY = "key-canary-other-7731aa";
   private static final String MCP_KEY = "key-canary-mcp-4e7c11";
+
+  /** A key anyone could guess; its plain SHA-256 would confirm the guess. */
+  private static final String GUESSABLE_KEY = "order-42";
+
   private static final String TITLE = "title-canary-c41f07";
   private static final String BODY = "body-canary-8a6d13";
   private static final String CONFLICTING = "title-canary-conflict-2f9b44";
@@ -51,6 +65,7 @@ class LogsKeepSecretsOutIT {
           KEY,
           OTHER_KEY,
           MCP_KEY,
+          GUESSABLE_KEY,
           TITLE,
           BODY,
           CONFLICTING,
@@ -95,7 +110,7 @@ class LogsKeepSecretsOutIT {
             .orElseThrow();
     assertThat(executed.path("tenant").asText()).isEqualTo("acme");
     assertThat(executed.path("tool").asText()).isEqualTo("create-note");
-    assertThat(executed.path("key").asText()).isEqualTo(OperationKey.of(KEY).logHash());
+    assertThat(executed.path("key").asText()).isEqualTo(hashKey(KEY)).matches("[0-9a-f]{16}");
     assertThat(executed.path("request_id").asText()).matches("[0-9a-f]{16}");
     assertThat(executed.has("ms")).isTrue();
     assertThat(executed.has("@timestamp")).isTrue();
@@ -108,6 +123,104 @@ class LogsKeepSecretsOutIT {
             });
     assertThat(lines)
         .anySatisfy(line -> assertThat(line.path("transport").asText()).isEqualTo("mcp"));
+  }
+
+  @Test
+  void aLogLineDoesNotLetAReaderConfirmAGuessedKeyWithoutTheInstallationSecret() throws Exception {
+    String log =
+        String.join(
+            "\n", exerciseAndCollectTheLog(List.of(), Map.of("TOOLLEDGER_LOG_FORMAT", "plain")));
+    byte[] secret = installationSecret();
+    String logged = loggedKeyOfTheGuessableKey(log);
+
+    // What a reader without the secret would try: the plain SHA-256 of the guess, whole or cut.
+    String plain = sha256Hex(GUESSABLE_KEY);
+    assertThat(log).doesNotContain(plain.substring(0, 12)).doesNotContain(plain.substring(0, 16));
+    assertThat(logged).isNotEqualTo(plain.substring(0, 16));
+    // Only HMAC-SHA256 with this installation's secret, over the tenant and the key, gives it.
+    assertThat(logged).isEqualTo(hmac(secret, "acme", GUESSABLE_KEY));
+    assertThat(logged).isNotEqualTo(hmac(randomSecret(), "acme", GUESSABLE_KEY));
+    assertThat(logged).isNotEqualTo(hmac(secret, "globex", GUESSABLE_KEY));
+    // The operator's way to the same value: toolledger ops hash-key.
+    assertThat(hashKey(GUESSABLE_KEY)).isEqualTo(logged);
+    assertThat(log).doesNotContain(HexFormat.of().formatHex(secret));
+  }
+
+  /** The key field of the line of the guessable key's execution. */
+  private static String loggedKeyOfTheGuessableKey(String log) {
+    Matcher m =
+        Pattern.compile(
+                "outcome=\"executed\" tenant=\"acme\" tool=\"create-note\" key=\"([0-9a-f]+)\"")
+            .matcher(log);
+    List<String> executed = new ArrayList<>();
+    while (m.find()) {
+      executed.add(m.group(1));
+    }
+    // Two executions over HTTP (KEY, then the guessable key), then MCP.
+    assertThat(executed).as(log).hasSizeGreaterThanOrEqualTo(2);
+    return executed.get(1);
+  }
+
+  /** The secret as the ledger stores it, read with plain JDBC. */
+  private byte[] installationSecret() throws Exception {
+    try (Connection c =
+            DriverManager.getConnection(
+                "jdbc:sqlite:" + dir.resolve("ledger.db").toAbsolutePath());
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT secret FROM tl_installation")) {
+      assertThat(rs.next()).as("a secret in tl_installation").isTrue();
+      byte[] secret = HexFormat.of().parseHex(rs.getString(1));
+      assertThat(rs.next()).as("one secret").isFalse();
+      return secret;
+    }
+  }
+
+  private static byte[] randomSecret() {
+    byte[] secret = new byte[32];
+    new SecureRandom().nextBytes(secret);
+    return secret;
+  }
+
+  private static String hmac(byte[] secret, String tenant, String key) throws Exception {
+    Mac mac = Mac.getInstance("HmacSHA256");
+    mac.init(new SecretKeySpec(secret, "HmacSHA256"));
+    byte[] t = tenant.getBytes(StandardCharsets.US_ASCII);
+    byte[] input =
+        ByteBuffer.allocate(4 + t.length + key.length())
+            .putInt(t.length)
+            .put(t)
+            .put(key.getBytes(StandardCharsets.US_ASCII))
+            .array();
+    return HexFormat.of().formatHex(mac.doFinal(input), 0, 8);
+  }
+
+  private static String sha256Hex(String text) throws Exception {
+    return HexFormat.of()
+        .formatHex(
+            MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.US_ASCII)));
+  }
+
+  /** {@code toolledger ops hash-key KEY --tenant acme} on the packaged jar. */
+  private String hashKey(String key) throws Exception {
+    Process process =
+        new ProcessBuilder(
+                java(),
+                "-jar",
+                JAR.toString(),
+                "ops",
+                "hash-key",
+                key,
+                "--tenant",
+                "acme",
+                "--db",
+                dir.resolve("ledger.db").toString())
+            .redirectError(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    String out =
+        new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+    assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(process.exitValue()).isZero();
+    return out;
   }
 
   /**
@@ -154,8 +267,7 @@ class LogsKeepSecretsOutIT {
     }
     assertThat(all).as("the tenant's token").doesNotContain(token);
     assertThat(all).as("the tenant's token's secret").doesNotContain(secretOf(token));
-    assertThat(all).contains(OperationKey.of(KEY).logHash());
-    assertThat(all).contains(OperationKey.of(MCP_KEY).logHash());
+    assertThat(all).contains(hashKey(KEY)).contains(hashKey(MCP_KEY));
     assertThat(all).contains("replayed").contains("conflict").contains("rejected");
     return log;
   }
@@ -163,6 +275,8 @@ class LogsKeepSecretsOutIT {
   private void exerciseHttp(URI base, String token) throws Exception {
     String note = "{\"title\":\"" + TITLE + "\",\"body\":\"" + BODY + "\"}";
     assertThat(post(base, "/v1/tools/create-note", token, KEY, note).statusCode()).isEqualTo(201);
+    assertThat(post(base, "/v1/tools/create-note", token, GUESSABLE_KEY, note).statusCode())
+        .isEqualTo(201);
     HttpResponse<String> replay = post(base, "/v1/tools/create-note", token, KEY, note);
     assertThat(replay.headers().firstValue("Idempotent-Replayed")).contains("true");
     assertThat(
@@ -214,20 +328,20 @@ class LogsKeepSecretsOutIT {
         .isEqualTo(409);
     assertThat(get(base, "/console/api/summary", OPERATOR_TOKEN).statusCode()).isEqualTo(200);
     assertThat(get(base, "/console/api/summary", WRONG_OPERATOR_TOKEN).statusCode()).isEqualTo(401);
-    assertThat(get(base, "/console/api/operations?key=" + KEY, OPERATOR_TOKEN).body())
-        .contains(KEY);
-    assertThat(
-            get(base, "/console/api/operation?tenant=acme&key=" + KEY, OPERATOR_TOKEN).statusCode())
+    assertThat(console(base, "/console/api/operations", KEY, null).body()).contains(KEY);
+    assertThat(console(base, "/console/api/operation?tenant=acme", KEY, null).statusCode())
         .isEqualTo(200);
     assertThat(
-            post(
+            console(
                     base,
-                    "/console/api/resolve?tenant=acme&key=" + KEY,
-                    OPERATOR_TOKEN,
-                    null,
+                    "/console/api/resolve?tenant=acme",
+                    KEY,
                     "{\"resolution\":\"NOT_EXECUTED\",\"reason\":\"" + BODY + "\"}")
                 .statusCode())
         .isEqualTo(409);
+    // A key in a console URL is refused (URLs end up in access logs), and not logged either.
+    assertThat(get(base, "/console/api/operations?key=" + KEY, OPERATOR_TOKEN).statusCode())
+        .isEqualTo(400);
     assertThat(get(base, "/metrics", OPERATOR_TOKEN).statusCode()).isEqualTo(200);
     assertThat(get(base, "/metrics", WRONG_OPERATOR_TOKEN).statusCode()).isEqualTo(200);
     assertThat(
@@ -362,6 +476,22 @@ class LogsKeepSecretsOutIT {
             .POST(HttpRequest.BodyPublishers.ofString(body));
     if (key != null) {
       request.header("Idempotency-Key", key);
+    }
+    return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** A console API call by the operator, the key in its header: a GET, or a POST of the body. */
+  private static HttpResponse<String> console(URI base, String path, String key, String body)
+      throws Exception {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(base.resolve(path))
+            .timeout(Duration.ofSeconds(30))
+            .header("Authorization", "Bearer " + OPERATOR_TOKEN)
+            .header("Operation-Key", key);
+    if (body != null) {
+      request
+          .header("Content-Type", "application/json")
+          .POST(HttpRequest.BodyPublishers.ofString(body));
     }
     return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
   }

@@ -122,6 +122,52 @@ class OpsAndBackupCommandsTest {
   }
 
   @Test
+  void opsHashKeyPrintsTheHashTheLogsCarryAndABackupKeepsIt() throws Exception {
+    String expected;
+    try (JdbcLedgerStore store = JdbcLedgerStore.sqlite(SqliteOptions.builder(db).build())) {
+      expected = store.keyHasher().hash(TenantId.of("acme"), OperationKey.of("note-1"));
+    }
+    Path backup = dir.resolve("backup.db");
+    Path restored = dir.resolve("restored.db");
+    assertThat(run("backup", "--db", db.toString(), "--to", backup.toString()).exit()).isZero();
+    assertThat(run("restore", "--from", backup.toString(), "--db", restored.toString()).exit())
+        .isZero();
+
+    Run hashed = run("ops", "hash-key", "note-1", "--tenant", "acme", "--db", db.toString());
+    Run otherTenant = run("ops", "hash-key", "note-1", "--tenant", "globex", "--db", db.toString());
+    Run fromRestore =
+        run("ops", "hash-key", "note-1", "--tenant", "acme", "--db", restored.toString());
+    Run otherLedger =
+        run(
+            "ops",
+            "hash-key",
+            "note-1",
+            "--tenant",
+            "acme",
+            "--db",
+            dir.resolve("other.db").toString());
+    Run shown = run("ops", "show", "note-1", "--tenant", "acme", "--db", db.toString());
+    Run fromStdin;
+    java.io.InputStream in = System.in;
+    try {
+      System.setIn(new java.io.ByteArrayInputStream("note-1\n".getBytes(StandardCharsets.UTF_8)));
+      fromStdin = run("ops", "hash-key", "-", "--tenant", "acme", "--db", db.toString());
+    } finally {
+      System.setIn(in);
+    }
+
+    assertThat(hashed.exit()).as(hashed.err()).isZero();
+    assertThat(hashed.out().strip()).isEqualTo(expected).matches("[0-9a-f]{16}");
+    assertThat(otherTenant.out().strip()).isNotEqualTo(expected);
+    assertThat(fromRestore.out().strip())
+        .as("a restored backup keeps the secret")
+        .isEqualTo(expected);
+    assertThat(otherLedger.out().strip()).as("another installation").isNotEqualTo(expected);
+    assertThat(fromStdin.out().strip()).isEqualTo(expected);
+    assertThat(shown.out()).contains("in logs:   key=" + expected);
+  }
+
+  @Test
   void backupOfAPostgresLedgerPointsToPgDump() {
     Run refused =
         run(

@@ -141,7 +141,7 @@ public final class ToolLedgerClient {
       return new LookupResult.Unavailable(
           key, ((RetryResult.GaveUp<LookupResult>) result).describe());
     } catch (RuntimeException e) {
-      LOG.warn("lookup of key #{} failed unexpectedly", key.logHash(), e);
+      LOG.warn("lookup of key #{} failed unexpectedly", LogKeys.of(key), e);
       return new LookupResult.Unavailable(
           key, "the lookup failed unexpectedly (" + e.getClass().getSimpleName() + ")");
     }
@@ -251,14 +251,17 @@ public final class ToolLedgerClient {
                 key, "no definitive answer: " + ((RetryResult.GaveUp<Outcome>) result).describe());
       }
     } catch (RuntimeException e) {
-      LOG.warn("sending key #{} to {} failed unexpectedly", key.logHash(), action.tool(), e);
+      LOG.warn("sending key #{} to {} failed unexpectedly", LogKeys.of(key), action.tool(), e);
       outcome =
           new Outcome.Unknown(
               key, "the request failed unexpectedly (" + e.getClass().getSimpleName() + ")");
     }
     if (outcome instanceof Outcome.Unknown unknown) {
       LOG.info(
-          "outcome of key #{} ({}) is unknown: {}", key.logHash(), action.tool(), unknown.reason());
+          "outcome of key #{} ({}) is unknown: {}",
+          LogKeys.of(key),
+          action.tool(),
+          unknown.reason());
     }
     return settle(entry, outcome);
   }
@@ -278,7 +281,7 @@ public final class ToolLedgerClient {
       // The server holds the outcome; a later resume looks it up. Say so, without the key itself.
       LOG.warn(
           "could not journal the outcome of key #{} ({}); resume will look it up: {}",
-          entry.key().logHash(),
+          LogKeys.of(entry.key()),
           outcome.getClass().getSimpleName().toLowerCase(Locale.ROOT),
           e.getMessage());
     }

@@ -444,7 +444,7 @@ class ToolLedgerClientTest {
             .doesNotContain("patient 4711");
       }
       assertThat(appender.list)
-          .anySatisfy(e -> assertThat(e.getFormattedMessage()).contains(outcome.key().logHash()));
+          .anySatisfy(e -> assertThat(e.getFormattedMessage()).contains(LogKeys.of(outcome.key())));
     } finally {
       clientLogger.detachAppender(appender);
       clientLogger.setLevel(level);

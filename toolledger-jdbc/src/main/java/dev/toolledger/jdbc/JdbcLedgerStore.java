@@ -8,6 +8,7 @@ import dev.toolledger.core.auth.Scopes;
 import dev.toolledger.core.auth.TokenRecord;
 import dev.toolledger.core.auth.TokenStore;
 import dev.toolledger.core.fingerprint.Fingerprint;
+import dev.toolledger.core.identity.KeyHasher;
 import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationIntent;
@@ -63,6 +64,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
   private final AtomicLong commits = new AtomicLong();
   private final boolean groupCommit;
   private final Queue<Pending<?>> queue = new ConcurrentLinkedQueue<>();
+  private volatile KeyHasher keyHasher;
 
   private JdbcLedgerStore(
       HikariDataSource dataSource,
@@ -226,6 +228,48 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
   /** The pool, for tools' own reads outside the engine. */
   public DataSource dataSource() {
     return dataSource;
+  }
+
+  /**
+   * The hasher of operation keys for logs and operator output, keyed with this ledger's
+   * installation secret: the same on every node sharing the database, across restarts and after a
+   * restore of a backup. The first call on a ledger without one makes it ({@link
+   * java.security.SecureRandom}, 32 bytes); when several nodes do that at once, the database's
+   * primary key lets one secret in and all of them read that one.
+   *
+   * @throws StoreException when the secret cannot be read or made
+   */
+  public KeyHasher keyHasher() {
+    KeyHasher known = keyHasher;
+    if (known != null) {
+      return known;
+    }
+    synchronized (this) {
+      if (keyHasher == null) {
+        keyHasher = KeyHasher.of(readOrMakeSecret());
+      }
+      return keyHasher;
+    }
+  }
+
+  private byte[] readOrMakeSecret() {
+    try (Connection connection = dataSource.getConnection()) {
+      Optional<byte[]> existing = InstallationSecret.read(connection);
+      if (existing.isPresent()) {
+        return existing.get();
+      }
+    } catch (SQLException e) {
+      throw translate(e, "reading the key-hash secret");
+    }
+    byte[] fresh = KeyHasher.newSecret();
+    // Not check-then-insert: the insert does nothing when another node got there first, and the
+    // read in the same transaction returns whichever secret the primary key let in.
+    return inTransaction(
+        tx -> {
+          Connection connection = tx.connection();
+          InstallationSecret.insertIfAbsent(connection, fresh, Instant.now());
+          return InstallationSecret.read(connection).orElseThrow();
+        });
   }
 
   /** Where the ledger lives, for logs ("sqlite:/path/to/file"). Never contains a password. */

@@ -93,7 +93,17 @@ final class LedgerSchema {
             6,
             "index of UNKNOWN operations for operators",
             "CREATE INDEX tl_operations_unknown ON tl_operations (created_at)"
-                + " WHERE state = 'UNKNOWN'"));
+                + " WHERE state = 'UNKNOWN'"),
+        // Values made once per installation. The migration makes only the table: the key-hash
+        // secret comes from Java's SecureRandom (SQL has no portable CSPRNG), inserted by the first
+        // node that finds none, the primary key deciding between nodes (InstallationSecret).
+        Migration.portable(
+            7,
+            "installation secret for key hashes in logs",
+            "CREATE TABLE tl_installation ("
+                + " name TEXT PRIMARY KEY,"
+                + " secret TEXT NOT NULL,"
+                + " created_at BIGINT NOT NULL)"));
   }
 
   /** The scopes of tokens issued before scopes existed; also what a NULL scopes column reads as. */

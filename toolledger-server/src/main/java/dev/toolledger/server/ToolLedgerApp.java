@@ -445,7 +445,12 @@ public final class ToolLedgerApp implements AutoCloseable {
     }
 
     private LedgerEngine engine(ToolRegistry tools, OutcomeListener listener) {
-      return LedgerEngine.builder(store, tools).config(engineConfig).listener(listener).build();
+      // The ledger's key hasher: every node on this database names a key alike in its logs.
+      return LedgerEngine.builder(store, tools)
+          .config(engineConfig)
+          .listener(listener)
+          .keyHasher(store.keyHasher())
+          .build();
     }
   }
 }

@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.toolledger.api.TenantId;
 import dev.toolledger.core.auth.Scopes;
+import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.server.Http.Reply;
 import dev.toolledger.server.auth.OperatorAuthenticator;
-import java.net.URLEncoder;
+import dev.toolledger.server.console.ConsoleServlet;
 import java.net.http.HttpRequest;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
@@ -43,8 +43,15 @@ class ConsoleApiTest {
     cluster.close();
   }
 
-  static String q(String value) {
-    return URLEncoder.encode(value, StandardCharsets.UTF_8);
+  /** A GET of the console API by the operator, with the key in its header. */
+  Reply operatorGet(String path, String key) {
+    return Http.send(
+        HttpRequest.newBuilder(cluster.node(0).resolve(path))
+            .timeout(Duration.ofSeconds(30))
+            .header("Authorization", "Bearer " + OPERATOR)
+            .header(ConsoleServlet.KEY_HEADER, key)
+            .GET()
+            .build());
   }
 
   Reply unknownMail(String key) {
@@ -79,9 +86,9 @@ class ConsoleApiTest {
     Reply wideTenant = Http.get(cluster.node(0), "/console/api/summary", allScopesTenant);
     Reply resolved =
         Http.send(
-            HttpRequest.newBuilder(
-                    cluster.node(0).resolve("/console/api/resolve?tenant=acme&key=mail-by-token"))
+            HttpRequest.newBuilder(cluster.node(0).resolve("/console/api/resolve?tenant=acme"))
                 .header("Authorization", "Bearer " + issued.token())
+                .header(ConsoleServlet.KEY_HEADER, "mail-by-token")
                 .header("Content-Type", "application/json")
                 .POST(
                     HttpRequest.BodyPublishers.ofString(
@@ -122,11 +129,8 @@ class ConsoleApiTest {
     Http.createNote(cluster.node(0), acme, "same-key", "{\"title\":\"a\"}");
     Http.createNote(cluster.node(0), globex, "same-key", "{\"title\":\"b\"}");
 
-    JsonNode found =
-        Http.get(cluster.node(0), "/console/api/operations?key=same-key", OPERATOR).json();
-    JsonNode one =
-        Http.get(cluster.node(0), "/console/api/operations?key=same-key&tenant=globex", OPERATOR)
-            .json();
+    JsonNode found = operatorGet("/console/api/operations", "same-key").json();
+    JsonNode one = operatorGet("/console/api/operations?tenant=globex", "same-key").json();
 
     assertThat(found.get("operations")).hasSize(2);
     assertThat(one.get("operations")).hasSize(1);
@@ -140,10 +144,10 @@ class ConsoleApiTest {
 
     Reply resolved =
         Http.send(
-            HttpRequest.newBuilder(
-                    cluster.node(0).resolve("/console/api/resolve?tenant=acme&key=" + q(key)))
+            HttpRequest.newBuilder(cluster.node(0).resolve("/console/api/resolve?tenant=acme"))
                 .timeout(Duration.ofSeconds(30))
                 .header("Authorization", "Bearer " + OPERATOR)
+                .header(ConsoleServlet.KEY_HEADER, key)
                 .header("Content-Type", "application/json")
                 .POST(
                     HttpRequest.BodyPublishers.ofString(
@@ -151,9 +155,9 @@ class ConsoleApiTest {
                 .build());
     Reply again =
         Http.send(
-            HttpRequest.newBuilder(
-                    cluster.node(0).resolve("/console/api/resolve?tenant=acme&key=" + q(key)))
+            HttpRequest.newBuilder(cluster.node(0).resolve("/console/api/resolve?tenant=acme"))
                 .header("Authorization", "Bearer " + OPERATOR)
+                .header(ConsoleServlet.KEY_HEADER, key)
                 .POST(
                     HttpRequest.BodyPublishers.ofString(
                         "{\"resolution\":\"NOT_EXECUTED\",\"reason\":\"twice\"}"))
@@ -171,6 +175,58 @@ class ConsoleApiTest {
     assertThat(retry.problemType())
         .isEqualTo("https://toolledger.dev/problems/operation-not-executed");
     assertThat(mail.sent).hasSize(1);
+  }
+
+  @Test
+  void aKeyInAConsoleUrlIsRefusedAndChangesNothing() {
+    unknownMail("order-42");
+
+    Reply search = Http.get(cluster.node(0), "/console/api/operations?key=order-42", OPERATOR);
+    Reply show =
+        Http.get(cluster.node(0), "/console/api/operation?tenant=acme&key=order-42", OPERATOR);
+    Reply resolve =
+        Http.send(
+            HttpRequest.newBuilder(
+                    cluster.node(0).resolve("/console/api/resolve?tenant=acme&key=order-42"))
+                .header("Authorization", "Bearer " + OPERATOR)
+                .POST(
+                    HttpRequest.BodyPublishers.ofString(
+                        "{\"resolution\":\"NOT_EXECUTED\",\"reason\":\"checked\"}"))
+                .build());
+    Reply missing = Http.get(cluster.node(0), "/console/api/operation?tenant=acme", OPERATOR);
+
+    for (Reply refused : java.util.List.of(search, show, resolve)) {
+      assertThat(refused.status()).isEqualTo(400);
+      assertThat(refused.problemType())
+          .isEqualTo("https://toolledger.dev/problems/invalid-parameters");
+      assertThat(refused.json().get("detail").asText()).contains("Operation-Key header");
+    }
+    assertThat(missing.status()).isEqualTo(400);
+    assertThat(missing.json().get("detail").asText()).contains("Operation-Key header");
+    assertThat(
+            operatorGet("/console/api/operation?tenant=acme", "order-42")
+                .json()
+                .get("state")
+                .asText())
+        .isEqualTo("UNKNOWN");
+  }
+
+  @Test
+  void anOperationShowsTheKeyedHashItsLogLinesCarry() {
+    unknownMail("order-42");
+
+    JsonNode shown = operatorGet("/console/api/operation?tenant=acme", "order-42").json();
+
+    String expected =
+        cluster.app(0).store().keyHasher().hash(TenantId.of("acme"), OperationKey.of("order-42"));
+    assertThat(shown.get("logKey").asText()).isEqualTo(expected).matches("[0-9a-f]{16}");
+    assertThat(
+            cluster
+                .app(0)
+                .engine()
+                .keyHasher()
+                .hash(TenantId.of("acme"), OperationKey.of("order-42")))
+        .isEqualTo(expected);
   }
 
   @Test

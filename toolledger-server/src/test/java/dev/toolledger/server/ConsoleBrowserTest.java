@@ -3,6 +3,7 @@ package dev.toolledger.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.server.Http.Reply;
 import dev.toolledger.server.auth.OperatorAuthenticator;
 import java.net.URLEncoder;
@@ -141,6 +142,15 @@ class ConsoleBrowserTest {
     byId("results").findElement(By.cssSelector("button.open")).click();
     waitForText("detail-state", "UNKNOWN");
     assertThat(byId("detail-key").getText()).isEqualTo(KEY);
+    // The hash its log lines carry, keyed with the ledger's secret; the key itself went in a
+    // header.
+    assertThat(byId("detail-log-key").getText())
+        .isEqualTo(
+            cluster
+                .app(0)
+                .store()
+                .keyHasher()
+                .hash(dev.toolledger.api.TenantId.of("acme"), OperationKey.of(KEY)));
     List<WebElement> steps = byId("timeline").findElements(By.tagName("li"));
     assertThat(steps).hasSizeGreaterThanOrEqualTo(2);
     assertThat(steps.get(steps.size() - 1).getText()).contains("UNKNOWN");

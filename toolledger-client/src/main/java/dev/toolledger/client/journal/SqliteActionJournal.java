@@ -307,7 +307,8 @@ public final class SqliteActionJournal implements ActionJournal {
               .orElseThrow(
                   () ->
                       new JournalException(
-                          "no action with key #" + key.logHash() + " is in the journal"));
+                          // Not the key, nor a hash of it: the caller holds the key.
+                          "no action with this key is in the journal"));
         },
         "updating an action's status");
   }

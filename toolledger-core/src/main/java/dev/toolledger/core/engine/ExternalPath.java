@@ -7,6 +7,7 @@ import dev.toolledger.api.EffectResult;
 import dev.toolledger.api.ExternalTool;
 import dev.toolledger.api.TenantId;
 import dev.toolledger.api.ToolResponse;
+import dev.toolledger.core.identity.KeyHasher;
 import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.operation.HistoryEntry;
@@ -38,11 +39,13 @@ final class ExternalPath {
   private final LedgerStore store;
   private final EngineConfig config;
   private final Writes writes;
+  private final KeyHasher keys;
 
-  ExternalPath(LedgerStore store, EngineConfig config, Writes writes) {
+  ExternalPath(LedgerStore store, EngineConfig config, Writes writes, KeyHasher keys) {
     this.store = store;
     this.config = config;
     this.writes = writes;
+    this.keys = keys;
   }
 
   /** What the request path answers, or the record it must settle like any existing key. */
@@ -127,7 +130,7 @@ final class ExternalPath {
       LOG.atWarn()
           .addKeyValue("tenant", tenant.value())
           .addKeyValue("tool", tool.name())
-          .addKeyValue("key", key.logHash())
+          .addKeyValue("key", keys.hash(tenant, key))
           .log(
               "the effect failed with {}; it may or may not have happened",
               e.getClass().getSimpleName());
@@ -167,7 +170,7 @@ final class ExternalPath {
       LOG.atError()
           .addKeyValue("tenant", tenant.value())
           .addKeyValue("tool", tool.name())
-          .addKeyValue("key", key.logHash())
+          .addKeyValue("key", keys.hash(tenant, key))
           .log(
               "the effect happened but its outcome could not be recorded; recovery will settle it");
       return new Result.Answer(new ExecutionOutcome.InProgress(config.retryAfter()));
@@ -494,7 +497,7 @@ final class ExternalPath {
     LOG.atWarn()
         .addKeyValue("tenant", tenant.value())
         .addKeyValue("tool", tool == null ? "?" : tool.name())
-        .addKeyValue("key", key.logHash())
+        .addKeyValue("key", keys.hash(tenant, key))
         .addKeyValue("state", to.name())
         .log("operation settled");
     return to == OperationState.UNKNOWN ? Settled.UNKNOWN : Settled.NOT_EXECUTED;

@@ -19,6 +19,7 @@ import dev.toolledger.core.engine.ExecutionOutcome.Replayed;
 import dev.toolledger.core.engine.ExecutionOutcome.ResponseTooLarge;
 import dev.toolledger.core.engine.ExecutionOutcome.UnknownTool;
 import dev.toolledger.core.fingerprint.Fingerprinter;
+import dev.toolledger.core.identity.KeyHasher;
 import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.operation.HistoryEntry;
@@ -77,6 +78,7 @@ public final class LedgerEngine {
   private final ToolRegistry tools;
   private final EngineConfig config;
   private final OutcomeListener listener;
+  private final KeyHasher keys;
   private final Writes writes;
   private final ExternalPath external;
   private final Optional<NewOperationLimiter> limiter;
@@ -86,8 +88,9 @@ public final class LedgerEngine {
     this.tools = b.tools;
     this.config = b.config;
     this.listener = b.listener;
+    this.keys = b.keys;
     this.writes = new Writes(b.store, b.config);
-    this.external = new ExternalPath(b.store, b.config, writes);
+    this.external = new ExternalPath(b.store, b.config, writes, b.keys);
     this.limiter =
         b.config.newOperationLimit().map(limit -> new NewOperationLimiter(limit, b.config.clock()));
   }
@@ -194,6 +197,14 @@ public final class LedgerEngine {
    */
   public OutcomeListener listener() {
     return listener;
+  }
+
+  /**
+   * How this engine names keys in its logs, so that a front end's own log lines and operator output
+   * name them the same way.
+   */
+  public KeyHasher keyHasher() {
+    return keys;
   }
 
   /**
@@ -605,14 +616,14 @@ public final class LedgerEngine {
       LOG.atWarn()
           .addKeyValue("tenant", invocation.tenant().value())
           .addKeyValue("tool", toolName)
-          .addKeyValue("key", invocation.key().logHash())
+          .addKeyValue("key", keys.hash(invocation.tenant(), invocation.key()))
           .log("database stayed busy; answering busy: {}", e.getMessage());
       return new Busy(config.retryAfter());
     } catch (TooLarge e) {
       LOG.atWarn()
           .addKeyValue("tenant", invocation.tenant())
           .addKeyValue("tool", toolName)
-          .addKeyValue("key", invocation.key().logHash())
+          .addKeyValue("key", keys.hash(invocation.tenant(), invocation.key()))
           .addKeyValue("bytes", e.bytes)
           .log("the tool's response is over the stored-response limit; rolled back");
       return new ResponseTooLarge(toolName, e.bytes, config.maxResponseBytes());
@@ -656,7 +667,7 @@ public final class LedgerEngine {
               .addKeyValue("outcome", kind)
               .addKeyValue("tenant", invocation.tenant().value())
               .addKeyValue("tool", invocation.tool())
-              .addKeyValue("key", invocation.key().logHash())
+              .addKeyValue("key", keys.hash(invocation.tenant(), invocation.key()))
               .addKeyValue("ms", duration.toMillis());
       String error = outcome != null ? errorCategory(outcome) : errorCategory(failure);
       if (error != null) {
@@ -762,6 +773,7 @@ public final class LedgerEngine {
     private final ToolRegistry tools;
     private EngineConfig config = EngineConfig.defaults();
     private OutcomeListener listener = OutcomeListener.NONE;
+    private KeyHasher keys;
 
     private Builder(LedgerStore store, ToolRegistry tools) {
       this.store = Objects.requireNonNull(store, "store");
@@ -779,6 +791,16 @@ public final class LedgerEngine {
     }
 
     /**
+     * How keys are named in logs: give the ledger's ({@code JdbcLedgerStore.keyHasher()}) so that
+     * every node and {@code toolledger ops hash-key} agree. Default: {@link KeyHasher#ephemeral()},
+     * whose hashes correlate this engine's lines only.
+     */
+    public Builder keyHasher(KeyHasher keys) {
+      this.keys = Objects.requireNonNull(keys, "keyHasher");
+      return this;
+    }
+
+    /**
      * @throws IllegalArgumentException when the configuration overrides the retention of a tool
      *     this engine does not have
      */
@@ -787,6 +809,9 @@ public final class LedgerEngine {
         if (tools.find(tool).isEmpty()) {
           throw new IllegalArgumentException("retention: no tool is named " + tool);
         }
+      }
+      if (keys == null) {
+        keys = KeyHasher.ephemeral();
       }
       return new LedgerEngine(this);
     }

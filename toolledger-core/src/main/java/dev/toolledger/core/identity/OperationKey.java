@@ -1,10 +1,6 @@
 package dev.toolledger.core.identity;
 
 import dev.toolledger.api.TenantId;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.Objects;
 
 /**
@@ -91,22 +87,11 @@ public record OperationKey(String value) {
   }
 
   /**
-   * A short, stable hash of the key for logs and metrics: enough to correlate lines, not enough to
-   * recover or replay the key.
+   * Deliberately neither the key nor a hash of it, so that a stray log statement cannot leak it: a
+   * plain hash of a guessable key confirms the guess. Logs name keys by {@link KeyHasher}.
    */
-  public String logHash() {
-    try {
-      byte[] digest =
-          MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.US_ASCII));
-      return HexFormat.of().formatHex(digest, 0, 6);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is required by the Java platform", e);
-    }
-  }
-
-  /** Deliberately not the key itself, so that a stray log statement cannot leak it. */
   @Override
   public String toString() {
-    return "OperationKey[#" + logHash() + "]";
+    return "OperationKey[withheld]";
   }
 }

@@ -52,6 +52,10 @@ import org.slf4j.LoggerFactory;
  * the page keeps in the browser tab's session storage and sends itself (no cookie, so no request
  * forged from another site carries it).
  *
+ * <p>A key travels to the endpoints in the {@value #KEY_HEADER} header, never in a URL, and a URL
+ * with a {@code key} parameter is refused. Log lines name it by the ledger's {@link
+ * dev.toolledger.core.identity.KeyHasher}, which an operation's JSON also gives as {@code logKey}.
+ *
  * <p>Keys, tool names, causes and response bodies are untrusted text: the page only ever puts them
  * into the document as text nodes, and a Content-Security-Policy allows no script but its own file.
  * Resolutions go through {@link LedgerEngine#resolve} with the operator as the actor in the
@@ -66,6 +70,12 @@ public final class ConsoleServlet extends HttpServlet {
 
   /** Where its JSON endpoints are. */
   public static final String API = PATH + "/api";
+
+  /**
+   * The request header that carries an operation key to the JSON endpoints. Never the URL: URLs end
+   * up in the access logs of proxies and balancers, where a guessable key could be read.
+   */
+  public static final String KEY_HEADER = "Operation-Key";
 
   private static final int LIST_LIMIT = 50;
   private static final int MAX_BODY = 64 * 1024;
@@ -143,7 +153,22 @@ public final class ConsoleServlet extends HttpServlet {
       return;
     }
     Map<String, String> query = query(request.getQueryString());
+    if (query.containsKey("key")) {
+      problem(
+          response,
+          Problem.of(
+              ProblemType.INVALID_PARAMETERS,
+              "send the operation key in the "
+                  + KEY_HEADER
+                  + " header, not in the URL: URLs end up in access logs"));
+      return;
+    }
     try {
+      Optional<OperationKey> key =
+          Optional.ofNullable(request.getHeader(KEY_HEADER))
+              .filter(v -> !v.isBlank())
+              // Verbatim, not as a Structured Field string: the page sends the key as it is.
+              .map(OperationKey::of);
       switch (route) {
         case "/summary" -> {
           if (method(request, response, "GET")) {
@@ -152,17 +177,17 @@ public final class ConsoleServlet extends HttpServlet {
         }
         case "/operations" -> {
           if (method(request, response, "GET")) {
-            json(response, 200, operations(query));
+            json(response, 200, operations(query, key));
           }
         }
         case "/operation" -> {
           if (method(request, response, "GET")) {
-            operation(query, response);
+            operation(query, required(key), response);
           }
         }
         case "/resolve" -> {
           if (method(request, response, "POST")) {
-            resolve(operator.get(), query, request, response);
+            resolve(operator.get(), query, required(key), request, response);
           }
         }
         default -> problem(response, Problem.of(ProblemType.NOT_FOUND, "no such console API"));
@@ -223,7 +248,7 @@ public final class ConsoleServlet extends HttpServlet {
     return root;
   }
 
-  private ObjectNode operations(Map<String, String> query) {
+  private ObjectNode operations(Map<String, String> query, Optional<OperationKey> key) {
     OperationFilter.Builder filter = OperationFilter.builder().limit(LIST_LIMIT);
     String state = query.getOrDefault("state", "");
     if (!state.isEmpty()) {
@@ -231,34 +256,39 @@ public final class ConsoleServlet extends HttpServlet {
     }
     optional(query, "tenant").map(TenantId::of).ifPresent(filter::tenant);
     optional(query, "tool").ifPresent(filter::tool);
-    optional(query, "key").map(OperationKey::of).ifPresent(filter::key);
+    key.ifPresent(filter::key);
     ObjectNode root = Json.object();
     root.set("operations", summaries(catalog.list(filter.build())));
     return root;
   }
 
-  private void operation(Map<String, String> query, HttpServletResponse response)
+  private void operation(Map<String, String> query, OperationKey key, HttpServletResponse response)
       throws IOException {
     TenantId tenant = TenantId.of(required(query, "tenant"));
-    OperationKey key = OperationKey.of(required(query, "key"));
     Optional<OperationRecord> record = engine.lookup(tenant, key);
     if (record.isEmpty()) {
       problem(response, Problem.of(ProblemType.NOT_FOUND, "this tenant has no such operation"));
       return;
     }
-    ObjectNode json = OperationJson.of(record.get(), engine.history(tenant, key));
+    json(response, 200, detail(record.get(), tenant, key));
+  }
+
+  /** An operation as the page shows it, with the hash its log lines carry. */
+  private ObjectNode detail(OperationRecord record, TenantId tenant, OperationKey key) {
+    ObjectNode json = OperationJson.of(record, engine.history(tenant, key));
     json.put("tenant", tenant.value());
-    json(response, 200, json);
+    json.put("logKey", engine.keyHasher().hash(tenant, key));
+    return json;
   }
 
   private void resolve(
       Operator operator,
       Map<String, String> query,
+      OperationKey key,
       HttpServletRequest request,
       HttpServletResponse response)
       throws IOException {
     TenantId tenant = TenantId.of(required(query, "tenant"));
-    OperationKey key = OperationKey.of(required(query, "key"));
     byte[] body;
     try (InputStream in = request.getInputStream()) {
       body = in.readNBytes(MAX_BODY + 1);
@@ -282,13 +312,11 @@ public final class ConsoleServlet extends HttpServlet {
     LOG.atInfo()
         .addKeyValue("actor", operator.actor())
         .addKeyValue("tenant", tenant.value())
-        .addKeyValue("key", key.logHash())
+        .addKeyValue("key", engine.keyHasher().hash(tenant, key))
         .addKeyValue("outcome", outcome.getClass().getSimpleName())
         .log("operator resolution");
     if (outcome instanceof ResolveOutcome.Resolved resolved) {
-      ObjectNode json = OperationJson.of(resolved.record(), engine.history(tenant, key));
-      json.put("tenant", tenant.value());
-      json(response, 200, json);
+      json(response, 200, detail(resolved.record(), tenant, key));
     } else if (outcome instanceof ResolveOutcome.NotResolvable notResolvable) {
       problem(
           response,
@@ -372,6 +400,13 @@ public final class ConsoleServlet extends HttpServlet {
 
   private static Optional<String> optional(Map<String, String> query, String name) {
     return Optional.ofNullable(query.get(name)).filter(v -> !v.isEmpty());
+  }
+
+  private static OperationKey required(Optional<OperationKey> key) {
+    return key.orElseThrow(
+        () ->
+            new IllegalArgumentException(
+                "give the operation key in the " + KEY_HEADER + " header"));
   }
 
   private static String required(Map<String, String> query, String name) {

@@ -132,21 +132,25 @@ async function search() {
   const key = $("search-key").value.trim();
   const tenant = $("search-tenant").value.trim();
   const state = $("search-state").value;
-  if (key) params.set("key", key);
   if (tenant) params.set("tenant", tenant);
   if (state) params.set("state", state);
-  const found = await api("/operations?" + params.toString());
+  const found = await api("/operations?" + params.toString(), { headers: keyHeader(key) });
   table("results", OPERATION_COLUMNS, found.operations, openOperation);
 }
 
-function query(tenant, key) {
-  return "tenant=" + encodeURIComponent(tenant) + "&key=" + encodeURIComponent(key);
+// A key never goes into a URL (URLs end up in proxies' access logs): it travels in a header.
+function keyHeader(key) {
+  return key ? { "Operation-Key": key } : {};
+}
+
+function query(tenant) {
+  return "tenant=" + encodeURIComponent(tenant);
 }
 
 async function openOperation(tenant, key) {
   showError("");
   $("resolve-message").textContent = "";
-  showOperation(await api("/operation?" + query(tenant, key)));
+  showOperation(await api("/operation?" + query(tenant), { headers: keyHeader(key) }));
 }
 
 function showOperation(op) {
@@ -155,6 +159,7 @@ function showOperation(op) {
   $("detail-tenant").textContent = op.tenant;
   $("detail-key").textContent = op.key;
   $("detail-key").className = "key";
+  $("detail-log-key").textContent = op.logKey;
   $("detail-tool").textContent = op.tool === null ? "-" : op.tool + " (version " + op.toolVersion + ")";
   $("detail-state").textContent = op.state;
   $("detail-state").className = "state-" + op.state;
@@ -192,9 +197,9 @@ async function resolve() {
     body.response = { status: Number($("resolve-status").value), body: parsed };
   }
   try {
-    const op = await api("/resolve?" + query(current.tenant, current.key), {
+    const op = await api("/resolve?" + query(current.tenant), {
       method: "POST",
-      headers: { "Content-Type": "application/json" },
+      headers: Object.assign({ "Content-Type": "application/json" }, keyHeader(current.key)),
       body: JSON.stringify(body),
     });
     showOperation(op);
