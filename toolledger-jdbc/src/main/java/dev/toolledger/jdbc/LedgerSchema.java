@@ -93,7 +93,13 @@ final class LedgerSchema {
             6,
             "index of UNKNOWN operations for operators",
             "CREATE INDEX tl_operations_unknown ON tl_operations (created_at)"
-                + " WHERE state = 'UNKNOWN'"));
+                + " WHERE state = 'UNKNOWN'"),
+        // One row that /health rewrites: only a committed write proves the node can write (an
+        // unwritable WAL file, a full disk or a standby server let reads and rollbacks pass).
+        Migration.portable(
+            7,
+            "write probe for health checks",
+            "CREATE TABLE tl_write_probe (id INTEGER PRIMARY KEY, probed_at BIGINT NOT NULL)"));
   }
 
   /** The scopes of tokens issued before scopes existed; also what a NULL scopes column reads as. */

@@ -96,6 +96,21 @@ final class PostgresSupport extends DialectSupport {
     return LOCK_NOT_AVAILABLE.equals(e.getSQLState());
   }
 
+  /**
+   * Class 53 (insufficient resources: disk full, out of memory), class 58 (system error: I/O
+   * error), class XX (internal error: data or index corrupted) and 25006 (a read-only transaction:
+   * the server became a standby after a failover).
+   */
+  @Override
+  boolean isStorageFault(SQLException e) {
+    String state = e.getSQLState();
+    return state != null
+        && (state.startsWith("53")
+            || state.startsWith("58")
+            || state.startsWith("XX")
+            || state.equals("25006"));
+  }
+
   @Override
   boolean isTransient(SQLException e) {
     String state = e.getSQLState();

@@ -400,4 +400,11 @@ abstract class LedgerContractTest {
     assertThat(count("SELECT COUNT(*) FROM test_items WHERE name = 'flaky'")).isZero();
     assertThat(operations()).isZero();
   }
+
+  @Test
+  void writeProbeCommitsARowOnAHealthyStore() throws Exception {
+    assertThat(store.probeWrite()).isEmpty();
+    assertThat(store.writeProblem()).isEmpty();
+    assertThat(count("SELECT COUNT(*) FROM tl_write_probe")).isEqualTo(1);
+  }
 }
