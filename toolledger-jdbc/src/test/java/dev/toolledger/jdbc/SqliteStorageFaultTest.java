@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.toolledger.api.EffectContext;
+import dev.toolledger.api.EffectResult;
+import dev.toolledger.api.ExternalTool;
 import dev.toolledger.api.TenantId;
 import dev.toolledger.api.ToolDescriptor;
 import dev.toolledger.api.ToolResponse;
@@ -16,6 +19,8 @@ import dev.toolledger.core.engine.LedgerEngine;
 import dev.toolledger.core.engine.ToolExecutionException;
 import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.json.Json;
+import dev.toolledger.core.operation.OperationRecord;
+import dev.toolledger.core.operation.OperationState;
 import dev.toolledger.core.store.StoreUnavailableException;
 import dev.toolledger.core.tool.ToolRegistry;
 import java.nio.file.Files;
@@ -148,6 +153,45 @@ class SqliteStorageFaultTest {
           .as("SQLITE_READONLY from somewhere else than the ledger's connection is the tool's")
           .isInstanceOf(ToolExecutionException.class);
       assertThat(store.probeWrite()).isEmpty();
+    }
+  }
+
+  @Test
+  void externalEffectWhoseRecordMeetsAStorageFaultStaysClaimedForRecovery() throws Exception {
+    Path file = dir.resolve("ledger.db");
+    Path aside = dir.resolve("aside.db");
+    try (JdbcLedgerStore store = open(file)) {
+      // The downstream acts, and the ledger's file disappears before the outcome is written.
+      ExternalTool send =
+          new ExternalTool() {
+            @Override
+            public ToolDescriptor descriptor() {
+              return ToolDescriptor.builder("send", "1")
+                  .description("Sends, and loses the ledger's disk meanwhile.")
+                  .inputSchema(Json.parse("{\"type\":\"object\"}"))
+                  .build();
+            }
+
+            @Override
+            public EffectResult perform(EffectContext context, JsonNode parameters)
+                throws Exception {
+              Files.move(file, aside);
+              return EffectResult.done(ToolResponse.of(201, Json.object().put("sent", true)));
+            }
+          };
+      LedgerEngine engine = LedgerEngine.builder(store, ToolRegistry.of(send)).build();
+
+      ExecutionOutcome outcome =
+          engine.execute(Invocation.of(TENANT, OperationKey.of("s-1"), "send", Json.object()));
+
+      assertThat(outcome)
+          .as("the effect happened: not 'nothing was recorded' but in progress, for recovery")
+          .isInstanceOf(ExecutionOutcome.InProgress.class);
+      Files.move(aside, file);
+      assertThat(store.find(TENANT, OperationKey.of("s-1")))
+          .get()
+          .extracting(OperationRecord::state)
+          .isEqualTo(OperationState.IN_PROGRESS);
     }
   }
 

@@ -158,8 +158,7 @@ public final class ParameterSchema {
         violations.add(new Violation(pointer, NUL_MESSAGE));
       }
     } else if (node.isObject()) {
-      for (var fields = node.fields(); fields.hasNext(); ) {
-        var field = fields.next();
+      for (var field : node.properties()) {
         String at = pointer + "/" + field.getKey().replace("~", "~0").replace("/", "~1");
         if (field.getKey().indexOf('\u0000') >= 0) {
           violations.add(new Violation(pointer, "a property name " + NUL_MESSAGE));
