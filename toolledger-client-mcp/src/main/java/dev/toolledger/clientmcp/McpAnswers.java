@@ -44,8 +44,8 @@ import java.util.regex.Pattern;
  *       outcome: {@link Outcome.Completed}, final, whatever its status.
  *   <li>A tool error carries the HTTP API's problem document, so its type and status decide, as
  *       over HTTP: {@code operation-in-progress}, {@code 408}, {@code 429} and every {@code 5xx}
- *       but {@code response-too-large} ({@code ledger-busy}, {@code tool-unavailable}, {@code
- *       tool-failed}, {@code internal-error}) are retried (with {@code
+ *       but {@code response-too-large} ({@code ledger-busy}, {@code ledger-unavailable}, {@code
+ *       tool-unavailable}, {@code tool-failed}, {@code internal-error}) are retried (with {@code
  *       dev.toolledger/retry-after-seconds}); {@code outcome-unknown} and {@code operation-expired}
  *       are {@link Outcome.Unknown}; everything else ({@code operation-not-executed}, {@code
  *       response-too-large}, {@code idempotency-key-reused}, {@code invalid-parameters}, ...) is

@@ -96,6 +96,42 @@ abstract class DialectSupport implements TransactionControl {
     return false;
   }
 
+  /**
+   * Whether this error, judged by SQLState or vendor code alone, says the storage itself failed
+   * (I/O error, read-only or missing file, full disk, a server refusing writes) rather than the
+   * statement. After such an error the store throws its pooled connections and cached statements
+   * away: they may be bound to a file that moved, or have been opened read-only during the fault.
+   */
+  abstract boolean isStorageFault(SQLException e);
+
+  /**
+   * Whether a storage fault may be the connection's alone, so that the same work on a fresh
+   * connection can succeed at once.
+   */
+  boolean isStaleConnection(SQLException fault) {
+    return false;
+  }
+
+  /** The first storage fault in an exception's causes and chained SQL exceptions, or null. */
+  final SQLException storageFault(Throwable failure) {
+    int depth = 0;
+    for (Throwable t = failure; t != null && depth < 32; t = t.getCause(), depth++) {
+      if (t instanceof SQLException e) {
+        for (SQLException next = e; next != null && depth < 32; depth++) {
+          if (isStorageFault(next)) {
+            return next;
+          }
+          SQLException chained = next.getNextException();
+          next = chained == next ? null : chained;
+        }
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return null;
+  }
+
   /** Whether a fresh attempt of the whole transaction may succeed. */
   boolean isTransient(SQLException e) {
     return e instanceof SQLTransientException;

@@ -20,10 +20,16 @@ import dev.toolledger.core.outbox.OutboxStore;
 import dev.toolledger.core.store.ExpiredClaim;
 import dev.toolledger.core.store.LedgerStore;
 import dev.toolledger.core.store.StoreException;
+import dev.toolledger.core.store.StoreUnavailableException;
 import dev.toolledger.core.store.TransactionWork;
 import dev.toolledger.core.store.TransientStoreException;
 import dev.toolledger.jdbc.migration.Migrator;
 import dev.toolledger.jdbc.migration.SchemaMigrations;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -36,6 +42,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -44,8 +51,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 import org.postgresql.ds.PGSimpleDataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteDataSource;
+import org.sqlite.SQLiteOpenMode;
 
 /**
  * The ledger on a JDBC database: SQLite (embedded, the default) or PostgreSQL (shared by many
@@ -55,6 +65,13 @@ import org.sqlite.SQLiteDataSource;
  * owns a key. Reads for replays use no write lock. Errors that a fresh attempt may not meet (busy
  * lock, serialization failure, deadlock, dropped connection) surface as {@link
  * TransientStoreException} after the transaction was rolled back.
+ *
+ * <p>Storage faults (I/O error, read-only, full, missing or replaced database file, a server that
+ * refuses writes; recognised by SQLState or vendor code) surface as {@link
+ * StoreUnavailableException}, whether the store's own statement or a tool's statement on the
+ * transaction's connection met them. The store then throws every pooled connection and cached
+ * statement away, so that it writes again as soon as the storage does, without a restart. {@link
+ * #writeProblem()} tells a store that can write from one that cannot.
  */
 public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxStore {
   private final HikariDataSource dataSource;
@@ -65,16 +82,32 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
   private final boolean groupCommit;
   private final Queue<Pending<?>> queue = new ConcurrentLinkedQueue<>();
   private volatile KeyHasher keyHasher;
+  private static final Logger LOG = LoggerFactory.getLogger(JdbcLedgerStore.class);
+
+  /** The SQLite file, watched for removal and replacement under the running store; else null. */
+  private final Path file;
+
+  private volatile Object fileKey;
+  private volatile long lastCommitNanos = System.nanoTime();
+  private final Object probeLock = new Object();
+  private long probedAtNanos;
+  private Optional<String> probed;
+
+  /** How long a {@link #writeProblem()} answer is reused: /health must not become a write load. */
+  static final Duration PROBE_REUSE = Duration.ofSeconds(1);
 
   private JdbcLedgerStore(
       HikariDataSource dataSource,
       DialectSupport dialect,
       String description,
-      boolean groupCommit) {
+      boolean groupCommit,
+      Path file) {
     this.dataSource = dataSource;
     this.dialect = dialect;
     this.description = description;
     this.groupCommit = groupCommit && dialect.serializesWriters();
+    this.file = file;
+    this.fileKey = file == null ? null : fileKeyOrNull(file);
   }
 
   /** Opens (creating if needed) a SQLite ledger file and applies pending migrations. */
@@ -87,16 +120,22 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
    * the hook tests use to inject faults into every JDBC call. Not reachable from any request.
    */
   static JdbcLedgerStore sqlite(SqliteOptions options, UnaryOperator<DataSource> decorator) {
-    SQLiteConfig config = new SQLiteConfig();
-    config.setJournalMode(SQLiteConfig.JournalMode.WAL);
-    config.setSynchronous(
-        options.synchronous() == Synchronous.FULL
-            ? SQLiteConfig.SynchronousMode.FULL
-            : SQLiteConfig.SynchronousMode.NORMAL);
-    config.setBusyTimeout((int) options.busyTimeout().toMillis());
-    config.enforceForeignKeys(true);
+    Path file = options.path().toAbsolutePath();
+    if (!Files.exists(file)) {
+      SQLiteDataSource creating = new SQLiteDataSource(sqliteConfig(options));
+      creating.setUrl("jdbc:sqlite:" + file);
+      try (Connection created = creating.getConnection()) {
+        // Only created here: see below.
+      } catch (SQLException e) {
+        throw new StoreException("cannot create the ledger database sqlite:" + file, e);
+      }
+    }
+    // Pooled connections never create the file: if it is removed under the running store, a new
+    // connection fails with SQLITE_CANTOPEN instead of writing into a new, empty ledger.
+    SQLiteConfig config = sqliteConfig(options);
+    config.resetOpenMode(SQLiteOpenMode.CREATE);
     SQLiteDataSource sqlite = new SQLiteDataSource(config);
-    sqlite.setUrl("jdbc:sqlite:" + options.path().toAbsolutePath());
+    sqlite.setUrl("jdbc:sqlite:" + file);
 
     HikariConfig pool = new HikariConfig();
     pool.setDataSource(decorator.apply(sqlite));
@@ -110,10 +149,23 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
         new JdbcLedgerStore(
             dataSource,
             new SqliteSupport(options.busyTimeout()),
-            "sqlite:" + options.path().toAbsolutePath(),
-            options.groupCommit());
+            "sqlite:" + file,
+            options.groupCommit(),
+            file);
     store.migrate(options.migrations());
     return store;
+  }
+
+  private static SQLiteConfig sqliteConfig(SqliteOptions options) {
+    SQLiteConfig config = new SQLiteConfig();
+    config.setJournalMode(SQLiteConfig.JournalMode.WAL);
+    config.setSynchronous(
+        options.synchronous() == Synchronous.FULL
+            ? SQLiteConfig.SynchronousMode.FULL
+            : SQLiteConfig.SynchronousMode.NORMAL);
+    config.setBusyTimeout((int) options.busyTimeout().toMillis());
+    config.enforceForeignKeys(true);
+    return config;
   }
 
   /**
@@ -157,7 +209,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
       throw new StoreException(
           "cannot connect to the ledger database " + description + ": " + e.getMessage(), e);
     }
-    JdbcLedgerStore store = new JdbcLedgerStore(dataSource, support, description, false);
+    JdbcLedgerStore store = new JdbcLedgerStore(dataSource, support, description, false, null);
     store.migrate(options.migrations());
     return store;
   }
@@ -344,6 +396,24 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
 
   @Override
   public <T> T inTransaction(TransactionWork<T> work) {
+    checkFile();
+    try {
+      return once(work);
+    } catch (StoreUnavailableException e) {
+      SQLException fault = dialect.storageFault(e);
+      if (fault == null || !dialect.isStaleConnection(fault)) {
+        throw e;
+      }
+      // The connection was stale, not necessarily the storage: SQLite keeps a connection that it
+      // opened read-only while the file was unwritable read-only for good, and one bound to a file
+      // that moved. Those were just thrown away; one attempt on a fresh connection tells them
+      // from storage that still fails. The failed attempt was rolled back, so running the work
+      // again is what a retry would do.
+      return once(work);
+    }
+  }
+
+  private <T> T once(TransactionWork<T> work) {
     if (groupCommit) {
       return grouped(work);
     }
@@ -380,8 +450,8 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
         discard(connection, e);
         throw e;
       }
+      JdbcTransaction transaction = new JdbcTransaction(connection, dialect);
       try {
-        JdbcTransaction transaction = new JdbcTransaction(connection, dialect);
         T result = work.run(transaction);
         if (transaction.rollbackOnly) {
           // A claim that ran out of wait aborted the transaction on PostgreSQL; it wrote nothing,
@@ -391,7 +461,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
           }
         } else {
           dialect.commit(connection);
-          commits.incrementAndGet();
+          committed();
         }
         return result;
       } catch (Throwable failure) {
@@ -399,7 +469,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
           // The transaction's state is unknown: never hand this connection to another caller.
           discard(connection, failure);
         }
-        throw failure;
+        throw unavailableIfFaulted(transaction, failure);
       }
     }
   }
@@ -514,14 +584,16 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
       }
       List<Object> results = new ArrayList<>();
       for (Pending<?> pending : group) {
+        JdbcTransaction transaction = null;
         try {
           savepoint(connection, "SAVEPOINT tl_group_item");
-          Object result = pending.work.run(new JdbcTransaction(connection, dialect));
+          transaction = new JdbcTransaction(connection, dialect);
+          Object result = pending.work.run(transaction);
           savepoint(connection, "RELEASE tl_group_item");
           kept.add(pending);
           results.add(result);
         } catch (Throwable failure) {
-          pending.fail(failure);
+          pending.fail(transaction == null ? failure : unavailableIfFaulted(transaction, failure));
           try {
             savepoint(connection, "ROLLBACK TO tl_group_item");
             savepoint(connection, "RELEASE tl_group_item");
@@ -536,7 +608,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
       }
       try {
         dialect.commit(connection);
-        commits.incrementAndGet();
+        committed();
       } catch (SQLException | RuntimeException e) {
         abandon(connection, e, kept, List.of());
         return;
@@ -560,9 +632,10 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
     if (!dialect.rollback(connection)) {
       discard(connection, cause);
     }
-    TransientStoreException rolledBack =
-        new TransientStoreException(
-            "the commit group this operation shared was rolled back; nothing of it remains", cause);
+    String why = "the commit group this operation shared was rolled back; nothing of it remains";
+    SQLException fault = dialect.storageFault(cause);
+    StoreException rolledBack =
+        fault != null ? unavailable(fault, why) : new TransientStoreException(why, cause);
     kept.forEach(p -> p.fail(rolledBack));
     untried.forEach(p -> p.fail(rolledBack));
   }
@@ -582,8 +655,13 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
   }
 
   private RuntimeException translateWork(Throwable failure) {
+    if (failure instanceof StoreUnavailableException unavailable) {
+      return unavailable;
+    }
     SQLException sql = findSqlException(failure);
-    if (failure instanceof WrappedSqlException && sql != null) {
+    if ((failure instanceof WrappedSqlException || failure instanceof SQLException)
+        && sql != null) {
+      // The store's own statement (a claim, a record, BEGIN, COMMIT) failed.
       return translate(sql, "writing");
     }
     if (sql != null && dialect.isTransient(sql)) {
@@ -620,6 +698,10 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
   }
 
   private RuntimeException translate(SQLException e, String doing) {
+    SQLException fault = dialect.storageFault(e);
+    if (fault != null) {
+      return unavailable(fault, "the ledger's storage failed while " + doing);
+    }
     if (dialect.isTransient(e)) {
       return new TransientStoreException(
           "the database asked for a retry while " + doing + " (SQLState " + e.getSQLState() + ")",
@@ -636,6 +718,164 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
             + e.getMessage(),
         e);
   }
+
+  /**
+   * A tool's failure is the ledger's when the transaction's connection met a storage fault, by the
+   * tool's statement or the store's: whatever the tool made of the SQLException, the storage
+   * failed. Any other exception of the tool stays the tool's.
+   */
+  private Throwable unavailableIfFaulted(JdbcTransaction transaction, Throwable failure) {
+    SQLException fault = transaction.storageFault();
+    if (fault == null || failure instanceof StoreUnavailableException) {
+      return failure;
+    }
+    StoreUnavailableException unavailable =
+        unavailable(fault, "the ledger's storage failed during the transaction");
+    if (failure != fault) {
+      unavailable.addSuppressed(failure);
+    }
+    return unavailable;
+  }
+
+  /**
+   * Throws away whatever a storage fault may have poisoned and says so: idle pooled connections are
+   * closed, connections in use are closed when they come back, cached statements go with them. The
+   * pool opens fresh connections on demand.
+   */
+  private StoreUnavailableException unavailable(SQLException fault, String what) {
+    evictAll();
+    LOG.atWarn()
+        .addKeyValue("sqlState", fault.getSQLState())
+        .addKeyValue("code", fault.getErrorCode())
+        .log("storage fault on {}; pooled connections discarded", description);
+    return new StoreUnavailableException(
+        what
+            + " (SQLState "
+            + fault.getSQLState()
+            + ", code "
+            + fault.getErrorCode()
+            + "); nothing was recorded. The node recovers by itself once the storage does",
+        fault);
+  }
+
+  private void evictAll() {
+    try {
+      var pool = dataSource.getHikariPoolMXBean();
+      if (pool != null) {
+        pool.softEvictConnections();
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("could not discard the pooled connections of {}", description, e);
+    }
+  }
+
+  private void committed() {
+    commits.incrementAndGet();
+    lastCommitNanos = System.nanoTime();
+  }
+
+  /**
+   * Before a write on SQLite: the file must still be the one the pool's connections opened. A
+   * connection keeps writing into a file that was removed (the writes are lost with it) or replaced
+   * (the writes miss the new file) without an error in WAL mode, so the store looks.
+   */
+  private void checkFile() {
+    if (file == null) {
+      return;
+    }
+    Object now;
+    try {
+      now = Files.readAttributes(file, BasicFileAttributes.class).fileKey();
+    } catch (NoSuchFileException e) {
+      evictAll();
+      throw new StoreUnavailableException(
+          "the ledger's database file "
+              + file
+              + " is missing; nothing was recorded. Put the file back (or restore a backup, see"
+              + " docs/operations.md); the node writes again as soon as it is there",
+          e);
+    } catch (IOException e) {
+      evictAll();
+      throw new StoreUnavailableException(
+          "cannot read the ledger's database file " + file + "; nothing was recorded", e);
+    }
+    if (!Objects.equals(now, fileKey)) {
+      LOG.warn(
+          "the ledger's database file {} was replaced under the running node; reopening it", file);
+      evictAll();
+      fileKey = now;
+    }
+  }
+
+  private static Object fileKeyOrNull(Path file) {
+    try {
+      return Files.readAttributes(file, BasicFileAttributes.class).fileKey();
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  /**
+   * Whether this store can write right now, proven by a committed write of one probe row (only a
+   * commit meets a full disk, an unwritable WAL file or a standby server); a probe that was busy
+   * counts as able when another write committed within the last few seconds. The answer is reused
+   * for {@link #PROBE_REUSE}, so a health endpoint polled hard does not become a write load.
+   *
+   * @return empty when the store can write, otherwise a short reason without secrets
+   */
+  public Optional<String> writeProblem() {
+    synchronized (probeLock) {
+      long now = System.nanoTime();
+      if (probed != null && now - probedAtNanos < PROBE_REUSE.toNanos()) {
+        return probed;
+      }
+      probed = probeWrite();
+      probedAtNanos = System.nanoTime();
+      return probed;
+    }
+  }
+
+  /** {@link #writeProblem()} without reuse of an earlier answer. */
+  Optional<String> probeWrite() {
+    try {
+      inTransaction(
+          tx -> {
+            try (PreparedStatement ps =
+                dialect
+                    .statements()
+                    .prepare(
+                        ((JdbcTransaction) tx).rawConnection(),
+                        "INSERT INTO tl_write_probe (id, probed_at) VALUES (1, ?)"
+                            + " ON CONFLICT (id) DO UPDATE SET probed_at = excluded.probed_at")) {
+              ps.setLong(1, System.currentTimeMillis());
+              ps.executeUpdate();
+            } catch (SQLException e) {
+              throw new WrappedSqlException(e);
+            }
+            return null;
+          });
+      return Optional.empty();
+    } catch (TransientStoreException e) {
+      if (System.nanoTime() - lastCommitNanos < BUSY_BUT_WRITING.toNanos()) {
+        return Optional.empty();
+      }
+      return Optional.of("the ledger's database stayed busy and nothing committed lately");
+    } catch (StoreException e) {
+      // The reason is public (/health needs no token): no path, no message of the driver.
+      LOG.warn("write probe failed: {}", e.getMessage());
+      if (e.getCause() instanceof NoSuchFileException) {
+        return Optional.of("the ledger cannot write: its database file is missing");
+      }
+      SQLException sql = findSqlException(e);
+      return Optional.of(
+          "the ledger cannot write"
+              + (sql == null
+                  ? ""
+                  : " (SQLState " + sql.getSQLState() + ", code " + sql.getErrorCode() + ")"));
+    }
+  }
+
+  private static final Duration BUSY_BUT_WRITING = Duration.ofSeconds(5);
 
   /** Closes the physical connection instead of returning it to the pool. */
   private void discard(Connection connection, Throwable failure) {

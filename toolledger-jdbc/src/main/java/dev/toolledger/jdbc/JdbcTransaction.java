@@ -37,6 +37,12 @@ final class JdbcTransaction implements LedgerTransaction {
   boolean rollbackOnly;
 
   /**
+   * The first storage fault met on this transaction's connection, by the store's own statements or
+   * by the tool's: whatever the tool then throws, the transaction failed because of the storage.
+   */
+  private volatile SQLException storageFault;
+
+  /**
    * A key claimed by reservation: on a database whose write transactions exclude each other, the
    * claim read that the key is free and the record is inserted, complete, by {@link #complete}.
    */
@@ -44,8 +50,19 @@ final class JdbcTransaction implements LedgerTransaction {
 
   JdbcTransaction(Connection connection, DialectSupport dialect) {
     this.connection = connection;
-    this.guarded = GuardedConnection.wrap(connection, dialect.statements());
+    this.guarded = GuardedConnection.wrap(connection, dialect.statements(), this::observe);
     this.dialect = dialect;
+  }
+
+  private void observe(SQLException e) {
+    if (storageFault == null && dialect.isStorageFault(e)) {
+      storageFault = e;
+    }
+  }
+
+  /** The storage fault this transaction's connection met, if any. */
+  SQLException storageFault() {
+    return storageFault;
   }
 
   @Override

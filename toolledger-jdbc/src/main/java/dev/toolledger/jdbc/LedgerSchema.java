@@ -103,7 +103,13 @@ final class LedgerSchema {
             "CREATE TABLE tl_installation ("
                 + " name TEXT PRIMARY KEY,"
                 + " secret TEXT NOT NULL,"
-                + " created_at BIGINT NOT NULL)"));
+                + " created_at BIGINT NOT NULL)"),
+        // One row that /health rewrites: only a committed write proves the node can write (an
+        // unwritable WAL file, a full disk or a standby server let reads and rollbacks pass).
+        Migration.portable(
+            8,
+            "write probe for health checks",
+            "CREATE TABLE tl_write_probe (id INTEGER PRIMARY KEY, probed_at BIGINT NOT NULL)"));
   }
 
   /** The scopes of tokens issued before scopes existed; also what a NULL scopes column reads as. */

@@ -25,6 +25,7 @@ final class PostgresSupport extends DialectSupport {
           "57P02", // crash_shutdown: another backend crashed and the server restarts
           "57P03"); // cannot_connect_now: the server is starting up or shutting down
   private static final String LOCK_NOT_AVAILABLE = "55P03";
+  private static final String READ_ONLY_TRANSACTION = "25006";
   // A claim's remaining wait is the caller's wait minus the time spent before the claim; within
   // this much of the session's setting, the session's setting is used.
   private static final long CLOSE_ENOUGH_MILLIS = 250;
@@ -94,6 +95,30 @@ final class PostgresSupport extends DialectSupport {
   @Override
   boolean isClaimWaitExceeded(SQLException e) {
     return LOCK_NOT_AVAILABLE.equals(e.getSQLState());
+  }
+
+  /**
+   * Class 53 (insufficient resources: disk full, out of memory), class 58 (system error: I/O
+   * error), class XX (internal error: data or index corrupted) and 25006 (a read-only transaction:
+   * the server became a standby after a failover).
+   */
+  @Override
+  boolean isStorageFault(SQLException e) {
+    String state = e.getSQLState();
+    return state != null
+        && (state.startsWith("53")
+            || state.startsWith("58")
+            || state.startsWith("XX")
+            || state.equals(READ_ONLY_TRANSACTION));
+  }
+
+  /**
+   * 25006: the session is read-only (it was opened on a standby, or while the server refused
+   * writes) and stays so; a fresh session may be writable again.
+   */
+  @Override
+  boolean isStaleConnection(SQLException fault) {
+    return READ_ONLY_TRANSACTION.equals(fault.getSQLState());
   }
 
   @Override

@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
@@ -24,6 +25,21 @@ import java.util.concurrent.TimeUnit;
 final class SqliteSupport extends DialectSupport {
   private static final int SQLITE_BUSY = 5;
   private static final int SQLITE_LOCKED = 6;
+  private static final int SQLITE_READONLY = 8;
+  // Primary result codes that mean the file, not the statement, is the trouble. SQLITE_READONLY
+  // covers a connection that SQLite opened read-only because the file was not writable when the
+  // connection was made (it stays read-only for good) and a file moved or replaced under an open
+  // connection (SQLITE_READONLY_DBMOVED).
+  private static final Set<Integer> STORAGE_FAULTS =
+      Set.of(
+          3, // SQLITE_PERM
+          SQLITE_READONLY,
+          10, // SQLITE_IOERR
+          11, // SQLITE_CORRUPT
+          13, // SQLITE_FULL
+          14, // SQLITE_CANTOPEN
+          15, // SQLITE_PROTOCOL
+          26); // SQLITE_NOTADB
 
   private final Semaphore writer = new Semaphore(1, true);
   private final Statements statements = Statements.cached();
@@ -87,6 +103,22 @@ final class SqliteSupport extends DialectSupport {
       // a failed BEGIN or an I/O error); the connection is clean.
       return e.getMessage() != null && e.getMessage().contains("no transaction is active");
     }
+  }
+
+  @Override
+  boolean isStorageFault(SQLException e) {
+    // The driver reports SQLite's result code as the vendor code; an extended code keeps the
+    // primary one in its low byte (SQLITE_IOERR_WRITE is 778).
+    return STORAGE_FAULTS.contains(e.getErrorCode() & 0xFF);
+  }
+
+  /**
+   * SQLITE_READONLY: a connection made while the file could not be opened for writing stays
+   * read-only after the file is writable again, and one whose file moved stays bound to it.
+   */
+  @Override
+  boolean isStaleConnection(SQLException fault) {
+    return (fault.getErrorCode() & 0xFF) == SQLITE_READONLY;
   }
 
   @Override

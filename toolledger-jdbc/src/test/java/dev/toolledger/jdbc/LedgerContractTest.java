@@ -400,4 +400,26 @@ abstract class LedgerContractTest {
     assertThat(count("SELECT COUNT(*) FROM test_items WHERE name = 'flaky'")).isZero();
     assertThat(operations()).isZero();
   }
+
+  @Test
+  void textWithNulIsRefusedAsInvalidParametersOnEveryStoreAndTheKeyStaysFree() throws Exception {
+    // PostgreSQL cannot store U+0000 in text, SQLite can: the answer must not depend on the store.
+    ExecutionOutcome refused = call(ACME, "op-nul", "{\"name\":\"a\\u0000b\"}");
+
+    assertThat(refused).isInstanceOf(InvalidParameters.class);
+    assertThat(((InvalidParameters) refused).violations())
+        .singleElement()
+        .satisfies(v -> assertThat(v.field()).isEqualTo("/name"))
+        .satisfies(v -> assertThat(v.message()).contains("NUL character (U+0000)"));
+    assertThat(items.executions).hasValue(0);
+    assertThat(operations()).isZero();
+    assertThat(call(ACME, "op-nul", "{\"name\":\"ab\"}")).isInstanceOf(Executed.class);
+  }
+
+  @Test
+  void writeProbeCommitsARowOnAHealthyStore() throws Exception {
+    assertThat(store.probeWrite()).isEmpty();
+    assertThat(store.writeProblem()).isEmpty();
+    assertThat(count("SELECT COUNT(*) FROM tl_write_probe")).isEqualTo(1);
+  }
 }

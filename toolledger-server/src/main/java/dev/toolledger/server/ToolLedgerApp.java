@@ -318,7 +318,7 @@ public final class ToolLedgerApp implements AutoCloseable {
         server =
             serverBuilder
                 .config(serverConfig)
-                .health(new DatabaseHealthCheck(store.dataSource()))
+                .health(new DatabaseHealthCheck(store))
                 .mcp(mcp)
                 .mount(
                     context ->

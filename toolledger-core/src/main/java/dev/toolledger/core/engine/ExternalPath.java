@@ -20,6 +20,7 @@ import dev.toolledger.core.store.LeaseClaim;
 import dev.toolledger.core.store.LedgerStore;
 import dev.toolledger.core.store.LedgerTransaction;
 import dev.toolledger.core.store.NewOperation;
+import dev.toolledger.core.store.StoreUnavailableException;
 import dev.toolledger.core.store.TransientStoreException;
 import java.time.Duration;
 import java.time.Instant;
@@ -164,9 +165,10 @@ final class ExternalPath {
     boolean recorded;
     try {
       recorded = complete(tool, tenant, key, fence, stored, cause);
-    } catch (TransientStoreException e) {
-      // The effect happened but its outcome could not be written. The claim stays IN_PROGRESS;
-      // when its lease expires, recovery settles it (lookup, idempotent replay, or UNKNOWN).
+    } catch (TransientStoreException | StoreUnavailableException e) {
+      // The effect happened but its outcome could not be written (the database was busy or its
+      // storage failed). The claim stays IN_PROGRESS; when its lease expires, recovery settles it
+      // (lookup, idempotent replay, or UNKNOWN). Not "nothing was recorded": the claim was.
       LOG.atError()
           .addKeyValue("tenant", tenant.value())
           .addKeyValue("tool", tool.name())
@@ -283,7 +285,7 @@ final class ExternalPath {
                 }
                 return ok;
               });
-    } catch (TransientStoreException e) {
+    } catch (TransientStoreException | StoreUnavailableException e) {
       return new Result.Answer(new ExecutionOutcome.InProgress(config.retryAfter()));
     }
     if (released) {
@@ -421,7 +423,7 @@ final class ExternalPath {
           why
               + "; the tool has no outcome lookup and no idempotent downstream, so the outcome is"
               + " unknown");
-    } catch (TransientStoreException e) {
+    } catch (TransientStoreException | StoreUnavailableException e) {
       LOG.warn("could not record a settlement; the lease will expire and recovery will retry");
       return Settled.STILL_IN_PROGRESS;
     }

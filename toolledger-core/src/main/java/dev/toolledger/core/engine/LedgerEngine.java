@@ -35,6 +35,7 @@ import dev.toolledger.core.store.ClaimResult;
 import dev.toolledger.core.store.ExpiredClaim;
 import dev.toolledger.core.store.LedgerStore;
 import dev.toolledger.core.store.NewOperation;
+import dev.toolledger.core.store.StoreUnavailableException;
 import dev.toolledger.core.store.TransactionWork;
 import dev.toolledger.core.store.TransientStoreException;
 import dev.toolledger.core.tool.ToolRegistry;
@@ -439,6 +440,7 @@ public final class LedgerEngine {
    * Decides and, when the key is new, executes an invocation.
    *
    * @throws ToolExecutionException when the tool threw; nothing was recorded
+   * @throws StoreUnavailableException when the ledger's storage failed; nothing was recorded
    * @throws dev.toolledger.core.store.StoreException when the database failed for good
    */
   public ExecutionOutcome execute(Invocation invocation) {
@@ -721,6 +723,9 @@ public final class LedgerEngine {
     }
     if (failure instanceof TransientStoreException) {
       return ProblemType.STORE_BUSY.slug();
+    }
+    if (failure instanceof StoreUnavailableException) {
+      return ProblemType.STORE_UNAVAILABLE.slug();
     }
     return ProblemType.INTERNAL.slug();
   }

@@ -33,7 +33,13 @@ public enum ProblemType {
   RESPONSE_TOO_LARGE("response-too-large", 500, "Tool response too large to record"),
   TOOL_UNAVAILABLE("tool-unavailable", 503, "Tool unavailable"),
   INTERNAL("internal-error", 500, "Internal error"),
-  STORE_BUSY("ledger-busy", 503, "Ledger busy");
+  STORE_BUSY("ledger-busy", 503, "Ledger busy"),
+  /**
+   * The ledger's storage failed (disk I/O error, read-only, full, missing or replaced database
+   * file, a database server refusing writes): nothing was recorded; retry with the same key once
+   * {@code /health} answers ok again.
+   */
+  STORE_UNAVAILABLE("ledger-unavailable", 503, "Ledger unavailable");
 
   /** The base of every type URI. */
   public static final String BASE = "https://toolledger.dev/problems/";

@@ -20,6 +20,9 @@ import java.util.Objects;
  * default} are applied to absent properties (not to properties sent as {@code null}, which stay
  * invalid unless the schema allows null), so the validated parameters are what the tool runs with
  * and what the fingerprint covers.
+ *
+ * <p>Text (values and property names) holding the NUL character U+0000 is invalid under every
+ * schema: not every ledger database can store it.
  */
 public final class ParameterSchema {
   private static final SchemaRegistry REGISTRY =
@@ -131,16 +134,47 @@ public final class ParameterSchema {
                                     .applyPropertyDefaultsIfNull(false)
                                     .applyArrayDefaults(false))));
     List<Error> errors = result.getErrors();
-    if (errors.isEmpty()) {
-      return new Validation.Valid(copy);
-    }
     List<Violation> violations = new ArrayList<>(errors.size());
     for (Error error : errors) {
       violations.add(new Violation(fieldOf(error), error.getMessage()));
     }
+    findNul(copy, "", violations);
+    if (violations.isEmpty()) {
+      return new Validation.Valid(copy);
+    }
     violations.sort(Comparator.comparing(Violation::field).thenComparing(Violation::message));
     return new Validation.Invalid(violations);
   }
+
+  /**
+   * Refuses text holding U+0000 whatever the schema says: PostgreSQL cannot store it in a text
+   * column, SQLite can. Refusing it here, before anything is claimed, gives the same answer on
+   * every store and leaves the key free, instead of a tool failure on one store and a record on the
+   * other.
+   */
+  private static void findNul(JsonNode node, String pointer, List<Violation> violations) {
+    if (node.isTextual()) {
+      if (node.textValue().indexOf('\u0000') >= 0) {
+        violations.add(new Violation(pointer, NUL_MESSAGE));
+      }
+    } else if (node.isObject()) {
+      for (var field : node.properties()) {
+        String at = pointer + "/" + field.getKey().replace("~", "~0").replace("/", "~1");
+        if (field.getKey().indexOf('\u0000') >= 0) {
+          violations.add(new Violation(pointer, "a property name " + NUL_MESSAGE));
+        } else {
+          findNul(field.getValue(), at, violations);
+        }
+      }
+    } else if (node.isArray()) {
+      for (int i = 0; i < node.size(); i++) {
+        findNul(node.get(i), pointer + "/" + i, violations);
+      }
+    }
+  }
+
+  private static final String NUL_MESSAGE =
+      "contains the NUL character (U+0000), which the ledger cannot store; remove it";
 
   private static String fieldOf(Error error) {
     String location =

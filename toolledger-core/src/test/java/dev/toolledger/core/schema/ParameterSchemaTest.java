@@ -63,4 +63,21 @@ class ParameterSchemaTest {
     assertThatThrownBy(() -> ParameterSchema.compile(Json.parse("[]")))
         .isInstanceOf(IllegalArgumentException.class);
   }
+
+  @Test
+  void nulInAnyTextIsInvalidWhateverTheSchemaAllows() {
+    ParameterSchema anything = ParameterSchema.compile(Json.parse("{\"type\":\"object\"}"));
+    Validation result =
+        anything.validate(
+            Json.parse(
+                "{\"a\":\"x\\u0000\",\"list\":[\"ok\",{\"b/c\":\"\\u0000\"}],"
+                    + "\"k\\u0000\":1,\"clean\":\"fine\"}"));
+
+    assertThat(result).isInstanceOf(Validation.Invalid.class);
+    assertThat(((Validation.Invalid) result).violations())
+        .extracting(Violation::field)
+        .containsExactly("", "/a", "/list/1/b~1c");
+    assertThat(((Validation.Invalid) result).violations())
+        .allSatisfy(v -> assertThat(v.message()).contains("U+0000").doesNotContain("x"));
+  }
 }

@@ -45,7 +45,7 @@ final class StatementCache implements Statements {
         Proxy.newProxyInstance(
             PreparedStatement.class.getClassLoader(),
             new Class<?>[] {PreparedStatement.class},
-            new Reusable(statement));
+            new Reusable(statement, statements, sql));
   }
 
   @Override
@@ -76,20 +76,35 @@ final class StatementCache implements Statements {
     }
   }
 
-  /** A cached statement whose close is a reset. */
+  /**
+   * A cached statement whose close is a reset. A statement that threw is not reset but closed and
+   * dropped from the cache: after some errors (an I/O error, a write refused by a read-only file)
+   * the driver leaves it in a state where every later use fails ("statement is not executing"),
+   * which would turn one storage fault into failures of unrelated calls for as long as the
+   * connection lives.
+   */
   private static final class Reusable implements InvocationHandler {
     private final PreparedStatement statement;
+    private final Map<String, PreparedStatement> cache;
+    private final String sql;
     private boolean closed;
+    private boolean failed;
 
-    Reusable(PreparedStatement statement) {
+    Reusable(PreparedStatement statement, Map<String, PreparedStatement> cache, String sql) {
       this.statement = statement;
+      this.cache = cache;
+      this.sql = sql;
     }
 
     @Override
     public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
       switch (method.getName()) {
         case "close":
-          if (!closed) {
+          if (!closed && failed) {
+            closed = true;
+            cache.remove(sql, statement);
+            statement.close();
+          } else if (!closed) {
             closed = true;
             ResultSet open = statement.getResultSet();
             if (open != null) {
@@ -107,11 +122,29 @@ final class StatementCache implements Statements {
           if (closed) {
             throw new SQLException("statement used after close");
           }
-          try {
-            return method.invoke(statement, args);
-          } catch (InvocationTargetException e) {
-            throw e.getCause();
+          Object result = call(statement, method, args);
+          if (result instanceof ResultSet rows) {
+            // SQLite may report a failed write only when the result set steps.
+            return Proxy.newProxyInstance(
+                ResultSet.class.getClassLoader(),
+                new Class<?>[] {ResultSet.class},
+                (rowsProxy, rowsMethod, rowsArgs) ->
+                    rowsMethod.getName().equals("getStatement")
+                        ? proxy
+                        : call(rows, rowsMethod, rowsArgs));
           }
+          return result;
+      }
+    }
+
+    private Object call(Object target, Method method, Object[] args) throws Throwable {
+      try {
+        return method.invoke(target, args);
+      } catch (InvocationTargetException e) {
+        if (e.getCause() instanceof SQLException) {
+          failed = true;
+        }
+        throw e.getCause();
       }
     }
   }

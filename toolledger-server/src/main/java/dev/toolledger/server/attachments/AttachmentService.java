@@ -7,6 +7,7 @@ import dev.toolledger.core.json.Json;
 import dev.toolledger.core.json.MalformedJsonException;
 import dev.toolledger.core.problem.Problem;
 import dev.toolledger.core.problem.ProblemType;
+import dev.toolledger.core.store.StoreUnavailableException;
 import dev.toolledger.core.store.TransientStoreException;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.SqliteOptions;
@@ -238,6 +239,13 @@ public final class AttachmentService implements AutoCloseable {
       } catch (TransientStoreException e) {
         response.setHeader("Retry-After", "1");
         problem(response, Problem.of(ProblemType.STORE_BUSY, "busy; deliver again shortly"));
+      } catch (StoreUnavailableException e) {
+        response.setHeader("Retry-After", "5");
+        problem(
+            response,
+            Problem.of(
+                ProblemType.STORE_UNAVAILABLE,
+                "the storage failed and nothing was recorded; deliver again later"));
       } catch (IllegalArgumentException e) {
         problem(response, Problem.of(ProblemType.INVALID_KEY, e.getMessage()));
       }

@@ -19,6 +19,7 @@ import dev.toolledger.core.operation.Tombstone;
 import dev.toolledger.core.problem.Problem;
 import dev.toolledger.core.problem.ProblemType;
 import dev.toolledger.core.schema.Violation;
+import dev.toolledger.core.store.StoreUnavailableException;
 import dev.toolledger.core.store.TransientStoreException;
 import dev.toolledger.core.tool.ToolRegistry.RegisteredTool;
 import dev.toolledger.server.auth.Principal;
@@ -171,6 +172,12 @@ public final class ApiServlet extends HttpServlet {
           .log("the ledger's database is busy: {}", e.getMessage());
       response.setHeader("Retry-After", "1");
       problem(response, Problem.of(ProblemType.STORE_BUSY, "the ledger is busy; retry shortly"));
+    } catch (StoreUnavailableException e) {
+      LOG.atError()
+          .addKeyValue("error", ProblemType.STORE_UNAVAILABLE.slug())
+          .log("the ledger's storage failed: {}", e.getMessage());
+      response.setHeader("Retry-After", STORE_UNAVAILABLE_RETRY_AFTER);
+      problem(response, Problem.of(ProblemType.STORE_UNAVAILABLE, STORE_UNAVAILABLE_DETAIL));
     } catch (RuntimeException e) {
       LOG.atError()
           .addKeyValue("error", ProblemType.INTERNAL.slug())
@@ -184,6 +191,13 @@ public final class ApiServlet extends HttpServlet {
                   + " retrying"));
     }
   }
+
+  private static final String STORE_UNAVAILABLE_RETRY_AFTER = "5";
+
+  /** Public: no path, no driver message (those go to the log). */
+  static final String STORE_UNAVAILABLE_DETAIL =
+      "the ledger's storage failed and nothing was recorded; retry with the same key once /health"
+          + " answers ok again";
 
   private Optional<Principal> authenticate(HttpServletRequest request) {
     return tokens.authenticateHeader(request.getHeader("Authorization"));

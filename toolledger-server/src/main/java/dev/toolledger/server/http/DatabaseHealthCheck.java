@@ -1,23 +1,22 @@
 package dev.toolledger.server.http;
 
-import java.sql.Connection;
-import java.sql.SQLException;
-import javax.sql.DataSource;
+import dev.toolledger.jdbc.JdbcLedgerStore;
 
-/** Healthy when a pooled connection to the ledger's database is valid within one second. */
+/**
+ * Healthy when the ledger can write: a committed write of one probe row, reused for a second (see
+ * {@link JdbcLedgerStore#writeProblem()}). A node whose database answers reads but refuses writes
+ * (an unwritable, full, missing or replaced file; a standby server) is reported unhealthy, and
+ * healthy again as soon as it can write, without a restart.
+ */
 public final class DatabaseHealthCheck implements HealthCheck {
-  private final DataSource dataSource;
+  private final JdbcLedgerStore store;
 
-  public DatabaseHealthCheck(DataSource dataSource) {
-    this.dataSource = dataSource;
+  public DatabaseHealthCheck(JdbcLedgerStore store) {
+    this.store = store;
   }
 
   @Override
   public String problem() {
-    try (Connection connection = dataSource.getConnection()) {
-      return connection.isValid(1) ? null : "the ledger database did not answer";
-    } catch (SQLException e) {
-      return "the ledger database is unreachable (SQLState " + e.getSQLState() + ")";
-    }
+    return store.writeProblem().orElse(null);
   }
 }

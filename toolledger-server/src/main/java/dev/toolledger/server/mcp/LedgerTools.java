@@ -14,6 +14,7 @@ import dev.toolledger.core.problem.Problem;
 import dev.toolledger.core.problem.ProblemType;
 import dev.toolledger.core.schema.ParameterSchema;
 import dev.toolledger.core.schema.Validation;
+import dev.toolledger.core.store.StoreUnavailableException;
 import dev.toolledger.core.store.TransientStoreException;
 import dev.toolledger.core.tool.ToolRegistry.RegisteredTool;
 import dev.toolledger.server.mcp.OperationKeys.Resolution;
@@ -349,6 +350,18 @@ final class LedgerTools implements AutoCloseable {
           null,
           null,
           Duration.ofSeconds(1));
+    } catch (StoreUnavailableException e) {
+      LOG.atError()
+          .addKeyValue("error", ProblemType.STORE_UNAVAILABLE.slug())
+          .log("the ledger's storage failed: {}", e.getMessage());
+      return McpResults.problem(
+          Problem.of(
+              ProblemType.STORE_UNAVAILABLE,
+              "the ledger's storage failed and nothing was recorded; call again with the same key"
+                  + " once the server's /health answers ok"),
+          null,
+          null,
+          Duration.ofSeconds(5));
     } catch (RuntimeException e) {
       LOG.atError()
           .addKeyValue("error", ProblemType.INTERNAL.slug())
