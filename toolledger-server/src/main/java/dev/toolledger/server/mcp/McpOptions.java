@@ -1,5 +1,6 @@
 package dev.toolledger.server.mcp;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.Objects;
@@ -38,6 +39,7 @@ public final class McpOptions {
   private final int engineThreads;
   private final Duration sessionIdleTimeout;
   private final int maxSessionsPerToken;
+  private final Clock sessionClock;
 
   private McpOptions(Builder b) {
     this.enabled = b.enabled;
@@ -46,6 +48,7 @@ public final class McpOptions {
     this.engineThreads = b.engineThreads;
     this.sessionIdleTimeout = b.sessionIdleTimeout;
     this.maxSessionsPerToken = b.maxSessionsPerToken;
+    this.sessionClock = b.sessionClock;
   }
 
   public static Builder builder() {
@@ -91,6 +94,10 @@ public final class McpOptions {
     return maxSessionsPerToken;
   }
 
+  public Clock sessionClock() {
+    return sessionClock;
+  }
+
   /** Builder with the documented defaults. */
   public static final class Builder {
     private boolean enabled = DEFAULT_ENABLED;
@@ -99,6 +106,7 @@ public final class McpOptions {
     private int engineThreads = DEFAULT_ENGINE_THREADS;
     private Duration sessionIdleTimeout = DEFAULT_SESSION_IDLE_TIMEOUT;
     private int maxSessionsPerToken = DEFAULT_MAX_SESSIONS_PER_TOKEN;
+    private Clock sessionClock = Clock.systemUTC();
 
     private Builder() {}
 
@@ -153,6 +161,15 @@ public final class McpOptions {
      */
     public Builder maxSessionsPerToken(int maxSessionsPerToken) {
       this.maxSessionsPerToken = maxSessionsPerToken;
+      return this;
+    }
+
+    /**
+     * The clock that sessions idle by; tests move it. Its own, not the engine's, so that moving the
+     * engine's clock (retention, leases) does not idle sessions out. Default: the system clock.
+     */
+    public Builder sessionClock(Clock sessionClock) {
+      this.sessionClock = Objects.requireNonNull(sessionClock, "sessionClock");
       return this;
     }
 

@@ -113,7 +113,7 @@ public final class McpService implements AutoCloseable {
             .build();
     McpSessions sessions =
         new McpSessions(
-            engine.config().clock(), options.sessionIdleTimeout(), options.maxSessionsPerToken());
+            options.sessionClock(), options.sessionIdleTimeout(), options.maxSessionsPerToken());
     servers.add(
         McpServer.async(transport)
             .serverInfo(SERVER_NAME, version())

@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.toolledger.api.TenantId;
 import dev.toolledger.core.auth.Scopes;
-import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.problem.ProblemType;
 import dev.toolledger.server.ServerConfig;
@@ -167,12 +166,12 @@ class McpHardeningTest {
         McpFixture.start(
             dir,
             node ->
-                node.engineConfig(EngineConfig.builder().clock(clock).build())
-                    .mcp(
-                        McpOptions.builder()
-                            .sessionIdleTimeout(Duration.ofMinutes(10))
-                            .maxSessionsPerToken(2)
-                            .build()))) {
+                node.mcp(
+                    McpOptions.builder()
+                        .sessionClock(clock)
+                        .sessionIdleTimeout(Duration.ofMinutes(10))
+                        .maxSessionsPerToken(2)
+                        .build()))) {
       String token = fixture.token("acme");
       RawMcp first = RawMcp.open(fixture.mcpUri(), token);
       RawMcp second = RawMcp.open(fixture.mcpUri(), token);
