@@ -105,6 +105,36 @@ final class ServeCommand implements Callable<Integer> {
   List<String> allowUnkeyed = new ArrayList<>();
 
   @Option(
+      names = "--allowed-origin",
+      paramLabel = "ORIGIN",
+      description =
+          "Accept requests from browser pages of ORIGIN (e.g. https://console.example.com; * for"
+              + " any). Repeatable. A request with another Origin header is answered 403 before"
+              + " anything runs. Default: the server's own origins on loopback"
+              + " (http://127.0.0.1:PORT, http://localhost:PORT, http://[::1]:PORT). Requests"
+              + " without Origin (curl, SDKs, agents) are not affected.")
+  List<String> allowedOrigins = new ArrayList<>();
+
+  @Option(
+      names = "--mcp-session-idle",
+      paramLabel = "DURATION",
+      description =
+          "Forget an MCP session after this long without a request; its client then opens a new"
+              + " one (default: ${DEFAULT-VALUE}).",
+      defaultValue = "30m",
+      converter = DurationConverter.class)
+  Duration mcpSessionIdle;
+
+  @Option(
+      names = "--mcp-max-sessions",
+      paramLabel = "N",
+      description =
+          "Open MCP sessions one token may hold at once; one more initialize is answered 429"
+              + " (default: ${DEFAULT-VALUE}).",
+      defaultValue = "" + McpOptions.DEFAULT_MAX_SESSIONS_PER_TOKEN)
+  int mcpMaxSessions;
+
+  @Option(
       names = "--attachments-url",
       paramLabel = "URL",
       description =
@@ -146,10 +176,18 @@ final class ServeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    McpOptions.Builder mcp = McpOptions.builder().enabled(!noMcp);
+    McpOptions.Builder mcp =
+        McpOptions.builder()
+            .enabled(!noMcp)
+            .sessionIdleTimeout(mcpSessionIdle)
+            .maxSessionsPerToken(mcpMaxSessions);
     allowUnkeyed.forEach(mcp::allowUnkeyed);
     McpOptions mcpOptions = mcp.build();
     OperatorAuthenticator operators = operator.operators(System.getenv());
+    ServerConfig.Builder server =
+        ServerConfig.builder().bind(bind).port(port).maxRequestBytes(maxRequestBytes);
+    allowedOrigins.forEach(server::allowedOrigin);
+    ServerConfig serverConfig = server.build(); // so does a bad --allowed-origin
     plugins.declaredTools(); // a bad tools file stops here, before the database is touched
     JdbcLedgerStore store = database.open(maxWait);
     ToolLedgerApp app;
@@ -157,12 +195,7 @@ final class ServeCommand implements Callable<Integer> {
       app =
           plugins
               .apply(ToolLedgerApp.builder(store), store, Map.of("notes", notesOptions()))
-              .serverConfig(
-                  ServerConfig.builder()
-                      .bind(bind)
-                      .port(port)
-                      .maxRequestBytes(maxRequestBytes)
-                      .build())
+              .serverConfig(serverConfig)
               .engineConfig(
                   limits.apply(retention.apply(EngineConfig.builder().maxWait(maxWait))).build())
               .sweepInterval(retention.sweepInterval)

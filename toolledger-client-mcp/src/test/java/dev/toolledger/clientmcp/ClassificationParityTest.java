@@ -83,6 +83,11 @@ class ClassificationParityTest {
     EXPECTED.put(ProblemType.TOOL_UNAVAILABLE, Kind.RETRY);
     EXPECTED.put(ProblemType.INTERNAL, Kind.RETRY);
     EXPECTED.put(ProblemType.STORE_BUSY, Kind.RETRY);
+    // Transport-level refusals of /mcp (problem documents before JSON-RPC starts), by status.
+    EXPECTED.put(ProblemType.BAD_REQUEST, Kind.REJECTED);
+    EXPECTED.put(ProblemType.FORBIDDEN_ORIGIN, Kind.REJECTED);
+    EXPECTED.put(ProblemType.MCP_SESSION_NOT_FOUND, Kind.REJECTED);
+    EXPECTED.put(ProblemType.MCP_SESSION_LIMIT, Kind.RETRY);
   }
 
   /** The problems the server sends with a time to come back (Retry-After / retry-after-seconds). */

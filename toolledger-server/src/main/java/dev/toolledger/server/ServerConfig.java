@@ -1,7 +1,10 @@
 package dev.toolledger.server;
 
+import dev.toolledger.server.http.OriginCheck;
 import java.time.Duration;
+import java.util.LinkedHashSet;
 import java.util.Objects;
+import java.util.Set;
 
 /** Immutable HTTP server settings; build with {@link #builder()}. */
 public final class ServerConfig {
@@ -21,12 +24,14 @@ public final class ServerConfig {
   private final int port;
   private final int maxRequestBytes;
   private final Duration shutdownGrace;
+  private final Set<String> allowedOrigins;
 
   private ServerConfig(Builder b) {
     this.bind = b.bind;
     this.port = b.port;
     this.maxRequestBytes = b.maxRequestBytes;
     this.shutdownGrace = b.shutdownGrace;
+    this.allowedOrigins = Set.copyOf(OriginCheck.normalizeAll(b.allowedOrigins));
   }
 
   public static Builder builder() {
@@ -49,12 +54,21 @@ public final class ServerConfig {
     return shutdownGrace;
   }
 
+  /**
+   * The web origins whose requests are accepted (normalized); empty means the server's own origins
+   * on loopback. Requests without an {@code Origin} header are always accepted.
+   */
+  public Set<String> allowedOrigins() {
+    return allowedOrigins;
+  }
+
   /** Builder with the documented defaults. */
   public static final class Builder {
     private String bind = DEFAULT_BIND;
     private int port = DEFAULT_PORT;
     private int maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES;
     private Duration shutdownGrace = DEFAULT_SHUTDOWN_GRACE;
+    private final Set<String> allowedOrigins = new LinkedHashSet<>();
 
     private Builder() {}
 
@@ -82,6 +96,20 @@ public final class ServerConfig {
       return this;
     }
 
+    /**
+     * Accepts requests that carry {@code Origin: origin} (a browser page of that origin), for
+     * example {@code https://console.example.com}; {@code *} accepts every origin. Repeatable. A
+     * request with an {@code Origin} that is not allowed is answered {@code 403} {@code
+     * forbidden-origin} before anything else runs (on {@code /mcp}, the console and the API).
+     * Requests without {@code Origin} (curl, SDK clients, agents) are not affected. Default: only
+     * the server's own origins on loopback ({@code http://127.0.0.1:PORT}, {@code
+     * http://localhost:PORT}, {@code http://[::1]:PORT}).
+     */
+    public Builder allowedOrigin(String origin) {
+      this.allowedOrigins.add(Objects.requireNonNull(origin, "allowedOrigin"));
+      return this;
+    }
+
     public ServerConfig build() {
       Objects.requireNonNull(bind, "bind must not be null");
       if (port < 0 || port > 65535) {
@@ -93,6 +121,7 @@ public final class ServerConfig {
       if (shutdownGrace == null || shutdownGrace.isNegative()) {
         throw new IllegalArgumentException("shutdownGrace must be zero or positive");
       }
+      OriginCheck.normalizeAll(allowedOrigins); // names a bad origin here, at build time
       return new ServerConfig(this);
     }
   }

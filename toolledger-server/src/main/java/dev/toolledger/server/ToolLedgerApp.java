@@ -8,6 +8,7 @@ import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.engine.ExpirySweeper;
 import dev.toolledger.core.engine.LedgerEngine;
 import dev.toolledger.core.engine.OutcomeListener;
+import dev.toolledger.core.engine.RecoveryReport;
 import dev.toolledger.core.engine.RecoveryWorker;
 import dev.toolledger.core.outbox.OutboxRelay;
 import dev.toolledger.core.tool.ToolRegistry;
@@ -36,6 +37,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
@@ -339,7 +341,7 @@ public final class ToolLedgerApp implements AutoCloseable {
           tokens,
           Optional.of(server),
           relay(),
-          recovery(engine),
+          recovery(engine, observability::onRecovery),
           sweeper(engine),
           observability);
     }
@@ -361,7 +363,7 @@ public final class ToolLedgerApp implements AutoCloseable {
           tokens,
           Optional.empty(),
           relay(),
-          recovery(engine),
+          recovery(engine, observability::onRecovery),
           sweeper(engine),
           observability);
     }
@@ -400,7 +402,8 @@ public final class ToolLedgerApp implements AutoCloseable {
       LedgerEngine engine = engine(tools(registerPlugins()), OutcomeListener.NONE);
       McpStdio mcpStdio =
           McpService.create(engine, mcp).serveStdio(new Principal(tenant, "stdio"), in, out);
-      return new ToolLedgerStdio(mcpStdio, relay(), recovery(engine), sweeper(engine));
+      return new ToolLedgerStdio(
+          mcpStdio, relay(), recovery(engine, report -> {}), sweeper(engine));
     }
 
     private Optional<OutboxRelay> relay() {
@@ -415,10 +418,11 @@ public final class ToolLedgerApp implements AutoCloseable {
           : Optional.empty();
     }
 
-    private Optional<RecoveryWorker> recovery(LedgerEngine engine) {
+    private Optional<RecoveryWorker> recovery(
+        LedgerEngine engine, Consumer<RecoveryReport> onPass) {
       return recoveryInterval.isZero()
           ? Optional.empty()
-          : Optional.of(RecoveryWorker.start(engine, recoveryInterval, 100));
+          : Optional.of(RecoveryWorker.start(engine, recoveryInterval, 100, onPass));
     }
 
     private Optional<ExpirySweeper> sweeper(LedgerEngine engine) {

@@ -4,6 +4,7 @@ import dev.toolledger.core.engine.LedgerEngine;
 import dev.toolledger.server.auth.Tokens;
 import dev.toolledger.server.http.ApiServlet;
 import dev.toolledger.server.http.HealthCheck;
+import dev.toolledger.server.http.OriginCheck;
 import dev.toolledger.server.http.ReadEndpoint;
 import dev.toolledger.server.mcp.McpConventions;
 import dev.toolledger.server.mcp.McpOptions;
@@ -168,12 +169,17 @@ public final class ToolLedgerServer implements AutoCloseable {
       // First of all filters: every later log line of the request carries its correlation id.
       context.addFilter(
           new FilterHolder(new RequestIds()), "/*", EnumSet.of(DispatcherType.REQUEST));
+      // Next, before authentication or any servlet: a browser page of a foreign origin (DNS
+      // rebinding, CSRF) is refused before anything of the request is looked at.
+      FilterHolder origins = new FilterHolder(new OriginCheck(config.allowedOrigins()));
+      origins.setAsyncSupported(true);
+      context.addFilter(origins, "/*", EnumSet.of(DispatcherType.REQUEST));
       context.addServlet(
           new ServletHolder(
               "api", new ApiServlet(engine, tokens, reads, health, config.maxRequestBytes())),
           "/*");
       if (mcpService != null) {
-        mcpService.mount(context, tokens, config.maxRequestBytes());
+        mcpService.mount(context, tokens, engine.listener(), config.maxRequestBytes());
       }
       mounts.forEach(mount -> mount.accept(context));
 

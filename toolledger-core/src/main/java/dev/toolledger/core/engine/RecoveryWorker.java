@@ -1,6 +1,7 @@
 package dev.toolledger.core.engine;
 
 import java.time.Duration;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,6 +19,15 @@ public final class RecoveryWorker implements AutoCloseable {
   }
 
   public static RecoveryWorker start(LedgerEngine engine, Duration interval, int batchSize) {
+    return start(engine, interval, batchSize, report -> {});
+  }
+
+  /**
+   * Starts the worker; {@code onPass} hears every pass's report (for metrics), on the worker's
+   * thread. It must be fast and must not throw.
+   */
+  public static RecoveryWorker start(
+      LedgerEngine engine, Duration interval, int batchSize, Consumer<RecoveryReport> onPass) {
     return new RecoveryWorker(
         BackgroundPass.start(
             "toolledger-recovery",
@@ -26,6 +36,11 @@ public final class RecoveryWorker implements AutoCloseable {
             LOG,
             () -> {
               RecoveryReport report = engine.recoverExpiredClaims(batchSize);
+              try {
+                onPass.accept(report);
+              } catch (RuntimeException e) {
+                LOG.warn("a recovery listener threw; ignoring it", e);
+              }
               if (report.examined() > 0) {
                 LOG.info("recovery pass: {}", report);
               }

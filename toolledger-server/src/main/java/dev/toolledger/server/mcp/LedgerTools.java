@@ -17,6 +17,7 @@ import dev.toolledger.core.schema.Validation;
 import dev.toolledger.core.store.StoreUnavailableException;
 import dev.toolledger.core.store.TransientStoreException;
 import dev.toolledger.core.tool.ToolRegistry.RegisteredTool;
+import dev.toolledger.server.auth.Principal;
 import dev.toolledger.server.mcp.OperationKeys.Resolution;
 import dev.toolledger.server.observe.LogSafety;
 import dev.toolledger.server.observe.RequestIds;
@@ -199,16 +200,9 @@ final class LedgerTools implements AutoCloseable {
     }
     // Before the key: a replay needs the tool's scope as much as a first call does.
     if (!caller.get().principal().mayCall(name)) {
+      // Over Streamable HTTP the gate answers this first, for names of tools and of no tool alike.
       rejected(caller.get(), name, ProblemType.FORBIDDEN, started);
-      return Mono.just(
-          McpResults.problem(
-              Problem.of(
-                  ProblemType.FORBIDDEN,
-                  "this token may not call "
-                      + name
-                      + " (its scopes: "
-                      + caller.get().principal().scopes()
-                      + "); nothing was recorded")));
+      return Mono.just(forbidden(caller.get().principal(), name));
     }
     Resolution resolution =
         OperationKeys.resolve(request.meta(), caller.get().idempotencyKeyHeaders(), unkeyed);
@@ -375,6 +369,31 @@ final class LedgerTools implements AutoCloseable {
                   + McpConventions.GET_OPERATION
                   + " before calling again"));
     }
+  }
+
+  /**
+   * The refusal of a tool the token may not call. It must not depend on whether a tool of that name
+   * exists, so that a narrow token cannot probe for tool names.
+   */
+  static CallToolResult forbidden(Principal principal, String tool) {
+    return McpResults.problem(
+        Problem.of(
+            ProblemType.FORBIDDEN,
+            "this token may not call '"
+                + printable(tool)
+                + "' (its scopes: "
+                + principal.scopes()
+                + "); nothing was recorded"));
+  }
+
+  /** A tool name from a request, safe to echo: at most 64 visible ASCII characters. */
+  static String printable(String name) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < name.length() && sb.length() < 64; i++) {
+      char c = name.charAt(i);
+      sb.append(c >= 0x21 && c <= 0x7E ? c : '?');
+    }
+    return sb.toString();
   }
 
   private static JsonNode arguments(CallToolRequest request) {

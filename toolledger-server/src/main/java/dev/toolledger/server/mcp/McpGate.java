@@ -1,51 +1,100 @@
 package dev.toolledger.server.mcp;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.toolledger.core.engine.OutcomeListener;
 import dev.toolledger.core.json.Json;
+import dev.toolledger.core.json.MalformedJsonException;
 import dev.toolledger.core.problem.Problem;
 import dev.toolledger.core.problem.ProblemType;
+import dev.toolledger.core.tool.ToolRegistry;
 import dev.toolledger.server.auth.Principal;
 import dev.toolledger.server.auth.Tokens;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpFilter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Stands in front of the MCP transport servlet.
+ * Stands in front of the MCP transport servlet, so that every MCP request gets exactly one stable
+ * answer: an HTTP problem document for what is wrong before JSON-RPC starts (token, method,
+ * headers, body size, session), a JSON-RPC error with a documented code for a message that is not
+ * one the server can take, or the SDK's own answer. Nothing the SDK would serialize of an exception
+ * (stack trace, class name, JVM version) reaches a client.
  *
  * <ul>
- *   <li>Only requests with an active bearer token pass; their principal goes on as a request
- *       attribute, and everything else is answered {@code 401} with the HTTP API's problem
- *       document. The tenant comes from the token and from nothing the client says. An operator
- *       token, which acts for no tenant, is answered {@code 403}.
+ *   <li>Only requests with an active tenant's bearer token pass ({@code 401}; an operator token
+ *       {@code 403}). The tenant comes from the token and from nothing the client says.
  *   <li>{@code GET} (a standing server-to-client SSE stream) is answered {@code 405}, which the MCP
  *       specification allows: ToolLedger has nothing to send outside a request's own response
- *       stream, and an idle standing stream would hold every graceful shutdown for its whole grace.
- *       The SDK's client takes the 405 to mean request-response mode.
+ *       stream. The SDK's client takes the 405 to mean request-response mode.
+ *   <li>The body is read here, bounded, and must be one JSON-RPC 2.0 message in UTF-8 (the HTTP
+ *       API's rules: no invalid UTF-8, no duplicate member names); {@code params} must have the
+ *       shape of its method.
+ *   <li>A session is bound to the token that opened it, idles out and is capped per token ({@link
+ *       McpSessions}); an unknown, expired or foreign session is answered {@code 404} alike.
+ *   <li>{@code tools/call} of a name the token may not call is refused the same way whether a tool
+ *       of that name exists or not, so a narrow token learns no tool names; a name the token may
+ *       call but no tool has is an unknown-tool error. Both are counted as {@code rejected}.
  * </ul>
  */
 final class McpGate extends HttpFilter {
   private static final long serialVersionUID = 1L;
+  private static final Logger LOG = LoggerFactory.getLogger(McpGate.class);
 
   /** The request attribute that carries the authenticated {@link Principal}. */
   static final String PRINCIPAL_ATTRIBUTE = McpGate.class.getName() + ".principal";
 
-  private final transient Tokens tokens;
+  static final String SESSION_HEADER = "Mcp-Session-Id";
+  static final String PROTOCOL_HEADER = "MCP-Protocol-Version";
 
-  McpGate(Tokens tokens) {
+  private final transient Tokens tokens;
+  private final transient McpSessions sessions;
+  private final transient ToolRegistry tools;
+  private final transient OutcomeListener listener;
+  private final transient McpJsonMapper jsonMapper;
+  private final List<String> protocolVersions;
+  private final int maxRequestBytes;
+
+  McpGate(
+      Tokens tokens,
+      McpSessions sessions,
+      ToolRegistry tools,
+      OutcomeListener listener,
+      McpJsonMapper jsonMapper,
+      List<String> protocolVersions,
+      int maxRequestBytes) {
     this.tokens = tokens;
+    this.sessions = sessions;
+    this.tools = tools;
+    this.listener = listener;
+    this.jsonMapper = jsonMapper;
+    this.protocolVersions = List.copyOf(protocolVersions);
+    this.maxRequestBytes = maxRequestBytes;
   }
 
   @Override
   protected void doFilter(
       HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws IOException, ServletException {
-    Optional<Principal> principal = tokens.authenticateHeader(request.getHeader("Authorization"));
-    if (principal.isEmpty()) {
+    Optional<Principal> found = tokens.authenticateHeader(request.getHeader("Authorization"));
+    if (found.isEmpty()) {
       response.setHeader("WWW-Authenticate", "Bearer realm=\"toolledger\"");
       problem(
           response,
@@ -54,7 +103,8 @@ final class McpGate extends HttpFilter {
               "send 'Authorization: Bearer <token>' with a token from 'toolledger tokens create'"));
       return;
     }
-    if (principal.get().isOperator()) {
+    Principal principal = found.get();
+    if (principal.isOperator()) {
       problem(
           response,
           Problem.of(
@@ -63,25 +113,330 @@ final class McpGate extends HttpFilter {
                   + " token"));
       return;
     }
-    if ("GET".equals(request.getMethod())) {
-      response.setHeader("Allow", "POST, DELETE");
+    request.setAttribute(PRINCIPAL_ATTRIBUTE, principal);
+    switch (request.getMethod()) {
+      case "POST" -> post(principal, request, response, chain);
+      case "DELETE" -> delete(principal, request, response, chain);
+      default -> {
+        response.setHeader("Allow", "POST, DELETE");
+        problem(
+            response,
+            Problem.of(
+                ProblemType.METHOD_NOT_ALLOWED,
+                "this MCP endpoint offers no standing SSE stream; POST requests, DELETE a"
+                    + " session"));
+      }
+    }
+  }
+
+  private void delete(
+      Principal principal,
+      HttpServletRequest request,
+      HttpServletResponse response,
+      FilterChain chain)
+      throws IOException, ServletException {
+    String sessionId = request.getHeader(SESSION_HEADER);
+    if (sessionId == null || sessionId.isBlank()) {
       problem(
           response,
           Problem.of(
-              ProblemType.METHOD_NOT_ALLOWED,
-              "this MCP endpoint offers no standing SSE stream; POST requests, DELETE a session"));
+              ProblemType.BAD_REQUEST, "send the session to close in the Mcp-Session-Id header"));
       return;
     }
-    request.setAttribute(PRINCIPAL_ATTRIBUTE, principal.get());
-    chain.doFilter(request, response);
+    if (!sessions.use(sessionId, principal)) {
+      sessionNotFound(response);
+      return;
+    }
+    SdkErrorGuard guarded = new SdkErrorGuard(response);
+    chain.doFilter(request, guarded);
+    sessions.close(sessionId);
+    if (guarded.failedWith() != 0 && !response.isCommitted()) {
+      response.reset();
+      response.setStatus(HttpServletResponse.SC_OK);
+    }
+  }
+
+  private void post(
+      Principal principal,
+      HttpServletRequest request,
+      HttpServletResponse response,
+      FilterChain chain)
+      throws IOException, ServletException {
+    String accept = request.getHeader("Accept");
+    if (accept == null
+        || !accept.contains("application/json")
+        || !accept.contains("text/event-stream")) {
+      problem(
+          response,
+          Problem.of(
+              ProblemType.BAD_REQUEST,
+              "send 'Accept: application/json, text/event-stream', as the MCP Streamable HTTP"
+                  + " transport requires"));
+      return;
+    }
+    if (!isJson(request.getContentType())) {
+      problem(
+          response,
+          Problem.of(
+              ProblemType.UNSUPPORTED_MEDIA_TYPE,
+              "send one JSON-RPC message with 'Content-Type: application/json'"));
+      return;
+    }
+    String version = request.getHeader(PROTOCOL_HEADER);
+    if (version != null && !protocolVersions.contains(version)) {
+      problem(
+          response,
+          Problem.of(
+              ProblemType.BAD_REQUEST,
+              "this server speaks MCP protocol versions "
+                  + protocolVersions
+                  + "; send the version initialize negotiated in the MCP-Protocol-Version"
+                  + " header"));
+      return;
+    }
+    byte[] body = readBody(request);
+    if (body == null) {
+      problem(
+          response,
+          Problem.of(
+              ProblemType.PAYLOAD_TOO_LARGE,
+              "the message is larger than " + maxRequestBytes + " bytes"));
+      return;
+    }
+    String text;
+    JsonNode message;
+    try {
+      message = Json.parse(body);
+      text = strictUtf8(body);
+    } catch (MalformedJsonException e) {
+      jsonRpc(
+          response,
+          JsonRpcErrors.PARSE_ERROR,
+          null,
+          "the body is not one JSON text in UTF-8: " + e.getMessage());
+      return;
+    } catch (CharacterCodingException e) {
+      jsonRpc(response, JsonRpcErrors.PARSE_ERROR, null, "the body is not valid UTF-8");
+      return;
+    }
+    McpMessage parsed = McpMessage.check(message, jsonMapper);
+    if (parsed instanceof McpMessage.Refused refused) {
+      jsonRpc(response, refused.error(), refused.id(), refused.reason());
+      return;
+    }
+    McpMessage.Accepted accepted = (McpMessage.Accepted) parsed;
+    HttpServletRequest replayable = new CachedBodyRequest(request, body, text);
+
+    if (McpSchema.METHOD_INITIALIZE.equals(accepted.method())) {
+      initialize(principal, replayable, response, chain);
+      return;
+    }
+    String sessionId = request.getHeader(SESSION_HEADER);
+    if (sessionId == null || sessionId.isBlank()) {
+      problem(
+          response,
+          Problem.of(
+              ProblemType.BAD_REQUEST,
+              "send the Mcp-Session-Id header that initialize answered; open a session with"
+                  + " initialize first"));
+      return;
+    }
+    if (!sessions.use(sessionId, principal)) {
+      sessionNotFound(response);
+      return;
+    }
+    if (McpSchema.METHOD_TOOLS_CALL.equals(accepted.method()) && accepted.isRequest()) {
+      String tool = accepted.params().path("name").textValue();
+      if (!tool.equals(McpConventions.GET_OPERATION)) {
+        // Before the tool's existence, so that a tool outside the token's scopes is not revealed.
+        if (!principal.mayCall(tool)) {
+          rejected(principal, tool, ProblemType.FORBIDDEN);
+          result(response, accepted.id(), LedgerTools.forbidden(principal, tool));
+          return;
+        }
+        if (tools.find(tool).isEmpty()) {
+          rejected(principal, tool, ProblemType.UNKNOWN_TOOL);
+          jsonRpc(
+              response,
+              JsonRpcErrors.UNKNOWN_TOOL,
+              accepted.id(),
+              "no tool is named '" + LedgerTools.printable(tool) + "'; tools/list lists them");
+          return;
+        }
+      }
+    }
+    passOn(replayable, response, chain, sessionId, accepted.id());
+  }
+
+  private void initialize(
+      Principal principal,
+      HttpServletRequest request,
+      HttpServletResponse response,
+      FilterChain chain)
+      throws IOException, ServletException {
+    McpSessions.Reservation reservation = sessions.reserve(principal);
+    if (reservation instanceof McpSessions.Reservation.Refused refused) {
+      problem(
+          response,
+          Problem.of(
+              ProblemType.MCP_SESSION_LIMIT,
+              "this token holds "
+                  + refused.limit()
+                  + " open MCP sessions, the most it may; reuse one, close one with DELETE, or"
+                  + " wait until one idles out"));
+      return;
+    }
+    McpSessions.Reservation.Granted slot = (McpSessions.Reservation.Granted) reservation;
+    String sessionId = null;
+    try {
+      SdkErrorGuard guarded = new SdkErrorGuard(response);
+      chain.doFilter(request, guarded);
+      if (guarded.failedWith() != 0) {
+        answerFailure(response, guarded.failedWith(), null, null);
+      } else {
+        sessionId = response.getHeader(SESSION_HEADER);
+      }
+    } finally {
+      sessions.settle(slot, principal, sessionId);
+    }
+  }
+
+  private void passOn(
+      HttpServletRequest request,
+      HttpServletResponse response,
+      FilterChain chain,
+      String sessionId,
+      JsonNode id)
+      throws IOException, ServletException {
+    SdkErrorGuard guarded = new SdkErrorGuard(response);
+    chain.doFilter(request, guarded);
+    if (guarded.failedWith() != 0) {
+      answerFailure(response, guarded.failedWith(), sessionId, id);
+    }
+  }
+
+  /**
+   * Replaces an error answer of the SDK's transport (which would carry a serialized exception) with
+   * a stable one.
+   */
+  private void answerFailure(
+      HttpServletResponse response, int status, String sessionId, JsonNode id) throws IOException {
+    LOG.atWarn()
+        .addKeyValue("status", status)
+        .log("the MCP transport refused a request that passed the gate; answering a stable error");
+    if (response.isCommitted()) {
+      return;
+    }
+    response.reset();
+    if (status == HttpServletResponse.SC_NOT_FOUND && sessionId != null) {
+      sessions.close(sessionId);
+      sessionNotFound(response);
+    } else if (status == HttpServletResponse.SC_REQUEST_ENTITY_TOO_LARGE) {
+      problem(
+          response,
+          Problem.of(
+              ProblemType.PAYLOAD_TOO_LARGE,
+              "the message is larger than " + maxRequestBytes + " bytes"));
+    } else if (status >= 500) {
+      jsonRpc(
+          response,
+          JsonRpcErrors.INTERNAL_ERROR,
+          id,
+          status == HttpServletResponse.SC_SERVICE_UNAVAILABLE
+              ? "the server is stopping; send the request again shortly (another node, or this"
+                  + " one after its restart)"
+              : "the server could not handle this message; if it was a tool call, look its key"
+                  + " up with "
+                  + McpConventions.GET_OPERATION
+                  + " before calling again");
+    } else {
+      jsonRpc(
+          response,
+          JsonRpcErrors.INVALID_REQUEST,
+          id,
+          "the server could not take this message (HTTP " + status + ")");
+    }
+  }
+
+  private void rejected(Principal principal, String tool, ProblemType reason) {
+    LOG.atInfo()
+        .addKeyValue("outcome", "rejected")
+        .addKeyValue("error", reason.slug())
+        .addKeyValue("tenant", principal.tenant().value())
+        .addKeyValue("tool", LedgerTools.printable(tool))
+        .addKeyValue("transport", "mcp")
+        .log("operation");
+    try {
+      listener.onOutcome(principal.tenant(), tool, "rejected", Duration.ZERO);
+    } catch (RuntimeException e) {
+      LOG.warn("an outcome listener threw; ignoring it", e);
+    }
+  }
+
+  private void result(HttpServletResponse response, JsonNode id, CallToolResult result)
+      throws IOException {
+    ObjectNode root = Json.object();
+    root.put("jsonrpc", "2.0");
+    root.set("id", id);
+    root.set("result", Json.parse(jsonMapper.writeValueAsString(result)));
+    write(response, 200, "application/json", Json.write(root));
+  }
+
+  private static void jsonRpc(
+      HttpServletResponse response, JsonRpcErrors error, JsonNode id, String message)
+      throws IOException {
+    write(response, error.httpStatus(), "application/json", Json.write(error.answer(id, message)));
+  }
+
+  private static void sessionNotFound(HttpServletResponse response) throws IOException {
+    // The same answer for a session never opened, one that idled out or was closed, and one that
+    // another token opened: a session id grants nothing.
+    problem(
+        response,
+        Problem.of(
+            ProblemType.MCP_SESSION_NOT_FOUND,
+            "no open MCP session with this id for this token; open a new one with initialize"));
   }
 
   private static void problem(HttpServletResponse response, Problem problem) throws IOException {
-    byte[] body = Json.write(problem.toJson()).getBytes(StandardCharsets.UTF_8);
-    response.setStatus(problem.status());
+    write(response, problem.status(), "application/problem+json", Json.write(problem.toJson()));
+  }
+
+  private static void write(HttpServletResponse response, int status, String type, String body)
+      throws IOException {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    response.setStatus(status);
     response.setHeader("Cache-Control", "no-store");
-    response.setContentType("application/problem+json");
-    response.setContentLength(body.length);
-    response.getOutputStream().write(body);
+    response.setContentType(type);
+    response.setContentLength(bytes.length);
+    response.getOutputStream().write(bytes);
+  }
+
+  /** Reads the body, or returns null when it is larger than the limit. */
+  private byte[] readBody(HttpServletRequest request) throws IOException {
+    if (request.getContentLengthLong() > maxRequestBytes) {
+      return null;
+    }
+    try (InputStream in = request.getInputStream()) {
+      byte[] body = in.readNBytes(maxRequestBytes + 1);
+      return body.length > maxRequestBytes ? null : body;
+    }
+  }
+
+  private static String strictUtf8(byte[] body) throws CharacterCodingException {
+    return StandardCharsets.UTF_8
+        .newDecoder()
+        .onMalformedInput(CodingErrorAction.REPORT)
+        .onUnmappableCharacter(CodingErrorAction.REPORT)
+        .decode(ByteBuffer.wrap(body))
+        .toString();
+  }
+
+  private static boolean isJson(String contentType) {
+    if (contentType == null) {
+      return true;
+    }
+    String mediaType = contentType.split(";", 2)[0].strip().toLowerCase(Locale.ROOT);
+    return mediaType.equals("application/json") || mediaType.endsWith("+json");
   }
 }

@@ -1,5 +1,6 @@
 package dev.toolledger.server.mcp;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.Objects;
@@ -23,16 +24,31 @@ public final class McpOptions {
   /** Default number of threads that run engine calls for MCP requests: 16. */
   public static final int DEFAULT_ENGINE_THREADS = 16;
 
+  /**
+   * Default time after which an MCP session that received no request is forgotten: 30 minutes. A
+   * client then gets {@code 404} and opens a new session, as the MCP specification asks.
+   */
+  public static final Duration DEFAULT_SESSION_IDLE_TIMEOUT = Duration.ofMinutes(30);
+
+  /** Default number of open MCP sessions one token may hold at once: 32. */
+  public static final int DEFAULT_MAX_SESSIONS_PER_TOKEN = 32;
+
   private final boolean enabled;
   private final Set<String> allowUnkeyed;
   private final Duration drainTimeout;
   private final int engineThreads;
+  private final Duration sessionIdleTimeout;
+  private final int maxSessionsPerToken;
+  private final Clock sessionClock;
 
   private McpOptions(Builder b) {
     this.enabled = b.enabled;
     this.allowUnkeyed = Set.copyOf(b.allowUnkeyed);
     this.drainTimeout = b.drainTimeout;
     this.engineThreads = b.engineThreads;
+    this.sessionIdleTimeout = b.sessionIdleTimeout;
+    this.maxSessionsPerToken = b.maxSessionsPerToken;
+    this.sessionClock = b.sessionClock;
   }
 
   public static Builder builder() {
@@ -70,12 +86,27 @@ public final class McpOptions {
     return engineThreads;
   }
 
+  public Duration sessionIdleTimeout() {
+    return sessionIdleTimeout;
+  }
+
+  public int maxSessionsPerToken() {
+    return maxSessionsPerToken;
+  }
+
+  public Clock sessionClock() {
+    return sessionClock;
+  }
+
   /** Builder with the documented defaults. */
   public static final class Builder {
     private boolean enabled = DEFAULT_ENABLED;
     private final Set<String> allowUnkeyed = new LinkedHashSet<>();
     private Duration drainTimeout = DEFAULT_DRAIN_TIMEOUT;
     private int engineThreads = DEFAULT_ENGINE_THREADS;
+    private Duration sessionIdleTimeout = DEFAULT_SESSION_IDLE_TIMEOUT;
+    private int maxSessionsPerToken = DEFAULT_MAX_SESSIONS_PER_TOKEN;
+    private Clock sessionClock = Clock.systemUTC();
 
     private Builder() {}
 
@@ -114,7 +145,43 @@ public final class McpOptions {
       return this;
     }
 
+    /**
+     * How long an MCP session may go without a request before it is forgotten; its next request is
+     * answered {@code 404} and the client opens a new session. Default 30 minutes.
+     */
+    public Builder sessionIdleTimeout(Duration sessionIdleTimeout) {
+      this.sessionIdleTimeout = sessionIdleTimeout;
+      return this;
+    }
+
+    /**
+     * How many open MCP sessions one token may hold at once; one more {@code initialize} is
+     * answered {@code 429} {@code mcp-session-limit} until a session is closed ({@code DELETE}) or
+     * idles out. Default {@value McpOptions#DEFAULT_MAX_SESSIONS_PER_TOKEN}.
+     */
+    public Builder maxSessionsPerToken(int maxSessionsPerToken) {
+      this.maxSessionsPerToken = maxSessionsPerToken;
+      return this;
+    }
+
+    /**
+     * The clock that sessions idle by; tests move it. Its own, not the engine's, so that moving the
+     * engine's clock (retention, leases) does not idle sessions out. Default: the system clock.
+     */
+    public Builder sessionClock(Clock sessionClock) {
+      this.sessionClock = Objects.requireNonNull(sessionClock, "sessionClock");
+      return this;
+    }
+
     public McpOptions build() {
+      if (sessionIdleTimeout == null
+          || sessionIdleTimeout.isNegative()
+          || sessionIdleTimeout.isZero()) {
+        throw new IllegalArgumentException("sessionIdleTimeout must be positive");
+      }
+      if (maxSessionsPerToken < 1) {
+        throw new IllegalArgumentException("maxSessionsPerToken must be at least 1");
+      }
       if (drainTimeout == null || drainTimeout.isNegative()) {
         throw new IllegalArgumentException("drainTimeout must be zero or positive");
       }

@@ -3,6 +3,7 @@ package dev.toolledger.server.mcp;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.toolledger.core.engine.LedgerEngine;
+import dev.toolledger.core.engine.OutcomeListener;
 import dev.toolledger.server.auth.Principal;
 import dev.toolledger.server.auth.Tokens;
 import dev.toolledger.server.observe.RequestIds;
@@ -61,12 +62,16 @@ public final class McpService implements AutoCloseable {
           + McpConventions.GET_OPERATION
           + " tool.";
 
+  private final LedgerEngine engine;
+  private final McpOptions options;
   private final LedgerTools tools;
   private final McpJsonMapper jsonMapper;
   private final List<McpAsyncServer> servers = Collections.synchronizedList(new ArrayList<>());
 
-  private McpService(LedgerTools tools) {
-    this.tools = tools;
+  private McpService(LedgerEngine engine, McpOptions options) {
+    this.engine = engine;
+    this.options = options;
+    this.tools = new LedgerTools(engine, options);
     // Like the HTTP API, refuse a message with duplicate member names: it has no single meaning,
     // so its arguments could not have a single fingerprint.
     this.jsonMapper =
@@ -83,23 +88,32 @@ public final class McpService implements AutoCloseable {
   public static McpService create(LedgerEngine engine, McpOptions options) {
     Objects.requireNonNull(engine, "engine");
     Objects.requireNonNull(options, "options");
-    return new McpService(new LedgerTools(engine, options));
+    return new McpService(engine, options);
   }
 
   /**
    * Serves Streamable HTTP at {@value McpConventions#PATH} in a servlet context whose other paths
-   * belong to the HTTP API. Requests without an active bearer token get {@code 401}.
+   * belong to the HTTP API. Requests without an active bearer token get {@code 401}; see {@link
+   * McpGate} for everything else answered before the SDK sees a request.
    *
+   * @param listener counts the tool calls refused before they reach the engine
    * @param maxRequestBytes the largest JSON-RPC message accepted
    */
-  public void mount(ServletContextHandler context, Tokens tokens, int maxRequestBytes) {
+  public void mount(
+      ServletContextHandler context, Tokens tokens, OutcomeListener listener, int maxRequestBytes) {
     HttpServletStreamableServerTransportProvider transport =
         HttpServletStreamableServerTransportProvider.builder()
             .jsonMapper(jsonMapper)
             .mcpEndpoint(McpConventions.PATH)
             .maxRequestSize(maxRequestBytes)
             .contextExtractor(McpService::callerOf)
+            // The SDK frees a session unused for a whole interval; with the idle timeout as the
+            // interval it never drops one before McpSessions would, and frees each within two.
+            .sessionSweepInterval(options.sessionIdleTimeout())
             .build();
+    McpSessions sessions =
+        new McpSessions(
+            options.sessionClock(), options.sessionIdleTimeout(), options.maxSessionsPerToken());
     servers.add(
         McpServer.async(transport)
             .serverInfo(SERVER_NAME, version())
@@ -112,7 +126,16 @@ public final class McpService implements AutoCloseable {
             .addToolFilter(tools.visibleTo(McpService::callerIn))
             .build());
 
-    FilterHolder auth = new FilterHolder(new McpGate(tokens));
+    FilterHolder auth =
+        new FilterHolder(
+            new McpGate(
+                tokens,
+                sessions,
+                engine.tools(),
+                listener,
+                jsonMapper,
+                transport.protocolVersions(),
+                maxRequestBytes));
     auth.setAsyncSupported(true);
     context.addFilter(auth, McpConventions.PATH, EnumSet.of(DispatcherType.REQUEST));
     ServletHolder servlet = new ServletHolder("mcp", transport);

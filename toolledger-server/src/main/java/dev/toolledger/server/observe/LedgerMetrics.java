@@ -2,6 +2,7 @@ package dev.toolledger.server.observe;
 
 import dev.toolledger.api.TenantId;
 import dev.toolledger.core.engine.OutcomeListener;
+import dev.toolledger.core.engine.RecoveryReport;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -20,6 +21,9 @@ import java.util.function.Predicate;
  *       (outcome {@code executed} with a recorded status below 400). Never a replay, so more calls
  *       caused by retries never look like more user-created content.
  *   <li>{@code toolledger_request_duration_seconds{tool,outcome}}: a latency histogram.
+ *   <li>{@code toolledger_recovery_settlements_total{outcome}}: expired claims the recovery worker
+ *       settled later ({@code completed}, {@code not_executed}, {@code unknown}, {@code released},
+ *       {@code still_in_progress}, {@code lost}); no tool label, as a recovery pass reports none.
  * </ul>
  *
  * <p>Outcome values are an open set (the engine's {@link
@@ -35,12 +39,14 @@ public final class LedgerMetrics implements OutcomeListener {
   static final String REQUESTS = "toolledger.requests";
   static final String EFFECTS = "toolledger.effects";
   static final String DURATION = "toolledger.request.duration";
+  static final String RECOVERIES = "toolledger.recovery.settlements";
 
   private final MeterRegistry registry;
   private final Predicate<String> knownTool;
   private final Map<String, Counter> requests = new ConcurrentHashMap<>();
   private final Map<String, Counter> effects = new ConcurrentHashMap<>();
   private final Map<String, Timer> durations = new ConcurrentHashMap<>();
+  private final Map<String, Counter> recoveries = new ConcurrentHashMap<>();
 
   /**
    * @param knownTool whether a name is a registered tool's
@@ -91,6 +97,31 @@ public final class LedgerMetrics implements OutcomeListener {
                     .tag("tool", label)
                     .register(registry))
         .increment();
+  }
+
+  /** Counts what one pass of the recovery worker settled. */
+  public void onRecovery(RecoveryReport report) {
+    recovered("completed", report.completed());
+    recovered("not_executed", report.notExecuted());
+    recovered("unknown", report.unknown());
+    recovered("released", report.released());
+    recovered("still_in_progress", report.stillInProgress());
+    recovered("lost", report.lost());
+  }
+
+  private void recovered(String outcome, int count) {
+    if (count == 0) {
+      return;
+    }
+    recoveries
+        .computeIfAbsent(
+            outcome,
+            ignored ->
+                Counter.builder(RECOVERIES)
+                    .description("Expired claims the recovery worker settled, by outcome")
+                    .tag("outcome", outcome)
+                    .register(registry))
+        .increment(count);
   }
 
   private String label(String tool) {

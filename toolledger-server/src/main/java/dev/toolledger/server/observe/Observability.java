@@ -2,6 +2,7 @@ package dev.toolledger.server.observe;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.toolledger.core.engine.OutcomeListener;
+import dev.toolledger.core.engine.RecoveryReport;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.ops.OperationCatalog;
 import io.micrometer.core.instrument.binder.jetty.JettyServerThreadPoolMetrics;
@@ -88,6 +89,13 @@ public final class Observability implements AutoCloseable {
   /** The listener that counts the engine's outcomes and effects. */
   public OutcomeListener listener() {
     return ledger;
+  }
+
+  /**
+   * Counts the settlements of each recovery pass ({@code toolledger_recovery_settlements_total}).
+   */
+  public void onRecovery(RecoveryReport report) {
+    ledger.onRecovery(report);
   }
 
   /** Adds the HTTP server's thread pool (size, busy and idle threads, queued jobs). */

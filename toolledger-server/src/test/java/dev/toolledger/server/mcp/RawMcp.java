@@ -8,6 +8,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 
 /**
  * Streamable HTTP by hand, for what the SDK client does not let a test do: send a malformed
@@ -49,6 +50,50 @@ final class RawMcp {
       throw new IllegalStateException("initialized answered " + initialized.statusCode());
     }
     return raw;
+  }
+
+  String sessionId() {
+    return sessionId;
+  }
+
+  /** Posts {@code body} as it is (any bytes) in this session with another token. */
+  HttpResponse<String> postAs(String otherToken, byte[] body) throws Exception {
+    return send(endpoint, otherToken, sessionId, body, Map.of());
+  }
+
+  HttpResponse<String> postBytes(byte[] body) throws Exception {
+    return send(endpoint, token, sessionId, body, Map.of());
+  }
+
+  HttpResponse<String> delete() throws Exception {
+    return HTTP.send(
+        HttpRequest.newBuilder(endpoint)
+            .header("Authorization", "Bearer " + token)
+            .header("Mcp-Session-Id", sessionId)
+            .DELETE()
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** A POST of any bytes with any extra headers; {@code session} may be null. */
+  static HttpResponse<String> send(
+      URI endpoint, String token, String session, byte[] body, Map<String, String> headers)
+      throws Exception {
+    HttpRequest.Builder request =
+        HttpRequest.newBuilder(endpoint)
+            .header("Authorization", "Bearer " + token)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+    if (session != null) {
+      request.header("Mcp-Session-Id", session).header("MCP-Protocol-Version", PROTOCOL_VERSION);
+    }
+    headers.forEach(request::setHeader);
+    return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  static HttpResponse<String> initialize(URI endpoint, String token) throws Exception {
+    return send(endpoint, token, null, INITIALIZE.getBytes(StandardCharsets.UTF_8), Map.of());
   }
 
   HttpResponse<String> post(String message) throws Exception {

@@ -1,0 +1,70 @@
+package dev.toolledger.server.mcp;
+
+import jakarta.servlet.ServletOutputStream;
+import jakarta.servlet.WriteListener;
+import jakarta.servlet.http.HttpServletResponse;
+import jakarta.servlet.http.HttpServletResponseWrapper;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+
+/**
+ * Hands the SDK's transport the response, except an error: once it sets a status of 400 or more (or
+ * calls {@code sendError}), what it writes is dropped, so that the gate can answer a stable error
+ * instead of the serialized exception the transport would send.
+ */
+final class SdkErrorGuard extends HttpServletResponseWrapper {
+  private int failedWith;
+
+  SdkErrorGuard(HttpServletResponse response) {
+    super(response);
+  }
+
+  /** The error status the transport chose, or 0. */
+  int failedWith() {
+    return failedWith;
+  }
+
+  @Override
+  public void setStatus(int sc) {
+    if (sc >= 400) {
+      failedWith = sc;
+    } else if (failedWith == 0) {
+      super.setStatus(sc);
+    }
+  }
+
+  @Override
+  public void sendError(int sc, String msg) {
+    failedWith = sc;
+  }
+
+  @Override
+  public void sendError(int sc) {
+    failedWith = sc;
+  }
+
+  @Override
+  public PrintWriter getWriter() throws IOException {
+    return failedWith != 0 ? new PrintWriter(OutputStream.nullOutputStream()) : super.getWriter();
+  }
+
+  @Override
+  public ServletOutputStream getOutputStream() throws IOException {
+    if (failedWith == 0) {
+      return super.getOutputStream();
+    }
+    return new ServletOutputStream() {
+      @Override
+      public void write(int b) {}
+
+      @Override
+      public boolean isReady() {
+        return true;
+      }
+
+      @Override
+      public void setWriteListener(WriteListener listener) {}
+    };
+  }
+}
