@@ -27,7 +27,7 @@ final class ProblemErrorHandler extends ErrorHandler {
           case 405 -> ProblemType.METHOD_NOT_ALLOWED;
           case 413 -> ProblemType.PAYLOAD_TOO_LARGE;
           case 415 -> ProblemType.UNSUPPORTED_MEDIA_TYPE;
-          default -> status >= 500 ? ProblemType.INTERNAL : ProblemType.MALFORMED_REQUEST;
+          default -> status >= 500 ? ProblemType.INTERNAL : ProblemType.BAD_REQUEST;
         };
     var json = Problem.of(type, "the request could not be handled (HTTP " + status + ")").toJson();
     json.put("status", status);

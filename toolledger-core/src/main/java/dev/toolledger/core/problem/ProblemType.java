@@ -13,7 +13,6 @@ public enum ProblemType {
   MISSING_KEY("missing-idempotency-key", 400, "Idempotency-Key required"),
   INVALID_KEY("invalid-idempotency-key", 400, "Invalid Idempotency-Key"),
   MALFORMED_JSON("malformed-json", 400, "Malformed JSON"),
-  MALFORMED_REQUEST("malformed-request", 400, "Malformed request"),
   INVALID_PARAMETERS("invalid-parameters", 400, "Invalid parameters"),
   BAD_REQUEST("bad-request", 400, "Bad request"),
   UNAUTHORIZED("unauthorized", 401, "Unauthorized"),
