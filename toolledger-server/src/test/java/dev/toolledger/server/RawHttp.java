@@ -14,11 +14,11 @@ import java.util.Locale;
  * An HTTP/1.1 exchange over a plain socket, so that a test can send bytes that {@code
  * java.net.http} refuses to send (control characters in headers, invalid UTF-8, duplicate headers).
  */
-final class RawHttp {
+public final class RawHttp {
   private RawHttp() {}
 
-  record Response(int status, String head, String body) {
-    String header(String name) {
+  public record Response(int status, String head, String body) {
+    public String header(String name) {
       for (String line : head.split("\r\n")) {
         int colon = line.indexOf(':');
         if (colon > 0 && line.substring(0, colon).trim().equalsIgnoreCase(name)) {
@@ -28,14 +28,14 @@ final class RawHttp {
       return null;
     }
 
-    boolean isProblem() {
+    public boolean isProblem() {
       String type = header("Content-Type");
       return type != null && type.toLowerCase(Locale.ROOT).startsWith("application/problem+json");
     }
   }
 
   /** Sends {@code head} (request line and headers, without the blank line) and {@code body}. */
-  static Response exchange(URI base, byte[] head, byte[] body) {
+  public static Response exchange(URI base, byte[] head, byte[] body) {
     try (Socket socket = new Socket(base.getHost(), base.getPort())) {
       socket.setSoTimeout(30_000);
       OutputStream out = socket.getOutputStream();
@@ -68,7 +68,7 @@ final class RawHttp {
     return bytes.toByteArray();
   }
 
-  static byte[] ascii(String s) {
+  public static byte[] ascii(String s) {
     return s.getBytes(StandardCharsets.ISO_8859_1);
   }
 }

@@ -31,7 +31,6 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collections;
@@ -59,7 +58,6 @@ public final class ApiServlet extends HttpServlet {
   private static final Logger LOG = LoggerFactory.getLogger(ApiServlet.class);
 
   static final String REPLAYED_HEADER = "Idempotent-Replayed";
-  private static final long DRAIN_LIMIT = 1024 * 1024;
   private static final String TOOLS = "/v1/tools";
   private static final String TOOLS_PREFIX = "/v1/tools/";
   private static final String OPERATIONS_PREFIX = "/v1/operations/";
@@ -266,7 +264,7 @@ public final class ApiServlet extends HttpServlet {
               "send the parameters as a JSON object with 'Content-Type: application/json'"));
       return;
     }
-    byte[] body = readBody(request);
+    byte[] body = BoundedBody.read(request, maxRequestBytes);
     if (body == null) {
       rejected(principal, toolName, ProblemType.PAYLOAD_TOO_LARGE, started);
       problem(
@@ -437,7 +435,7 @@ public final class ApiServlet extends HttpServlet {
       allowed(false, "read and a tools: scope, or resolve", principal, response);
       return;
     }
-    byte[] body = readBody(request);
+    byte[] body = BoundedBody.read(request, maxRequestBytes);
     if (body == null) {
       problem(
           response,
@@ -576,42 +574,6 @@ public final class ApiServlet extends HttpServlet {
         response,
         Problem.of(ProblemType.METHOD_NOT_ALLOWED, "use " + allowed + " on this resource"));
     return false;
-  }
-
-  /** Reads the body, or returns null when it is larger than the limit. */
-  private byte[] readBody(HttpServletRequest request) throws IOException {
-    long declared = request.getContentLengthLong();
-    try (InputStream in = request.getInputStream()) {
-      if (declared > maxRequestBytes) {
-        drain(in, declared);
-        return null;
-      }
-      byte[] body = in.readNBytes(maxRequestBytes + 1);
-      if (body.length > maxRequestBytes) {
-        drain(in, -1);
-        return null;
-      }
-      return body;
-    }
-  }
-
-  /**
-   * Reads and discards the rest of an oversized body, up to a bound, before the 413 is sent: a
-   * server that answers and closes while the client is still sending makes the client's TCP stack
-   * reset the connection, and the client then never sees the 413 (it sees a dropped connection and
-   * retries). Past the bound the connection is closed instead.
-   */
-  private void drain(InputStream in, long declared) throws IOException {
-    long bound = Math.max(DRAIN_LIMIT, 4L * maxRequestBytes);
-    if (declared > bound) {
-      return;
-    }
-    long skipped = 0;
-    byte[] buffer = new byte[8192];
-    int n;
-    while (skipped < bound && (n = in.read(buffer)) > 0) {
-      skipped += n;
-    }
   }
 
   private static boolean isJson(String contentType) {

@@ -10,6 +10,7 @@ import dev.toolledger.core.problem.ProblemType;
 import dev.toolledger.core.tool.ToolRegistry;
 import dev.toolledger.server.auth.Principal;
 import dev.toolledger.server.auth.Tokens;
+import dev.toolledger.server.http.BoundedBody;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
@@ -19,7 +20,6 @@ import jakarta.servlet.http.HttpFilter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -194,7 +194,7 @@ final class McpGate extends HttpFilter {
                   + " header"));
       return;
     }
-    byte[] body = readBody(request);
+    byte[] body = BoundedBody.read(request, maxRequestBytes);
     if (body == null) {
       problem(
           response,
@@ -413,16 +413,6 @@ final class McpGate extends HttpFilter {
   }
 
   /** Reads the body, or returns null when it is larger than the limit. */
-  private byte[] readBody(HttpServletRequest request) throws IOException {
-    if (request.getContentLengthLong() > maxRequestBytes) {
-      return null;
-    }
-    try (InputStream in = request.getInputStream()) {
-      byte[] body = in.readNBytes(maxRequestBytes + 1);
-      return body.length > maxRequestBytes ? null : body;
-    }
-  }
-
   private static String strictUtf8(byte[] body) throws CharacterCodingException {
     return StandardCharsets.UTF_8
         .newDecoder()

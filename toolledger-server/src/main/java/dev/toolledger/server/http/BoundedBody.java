@@ -1,0 +1,50 @@
+package dev.toolledger.server.http;
+
+import jakarta.servlet.http.HttpServletRequest;
+import java.io.IOException;
+import java.io.InputStream;
+
+/**
+ * Reads a request body up to a limit, for the API and the MCP endpoint alike.
+ *
+ * <p>An oversized body is read and discarded, up to a bound, before the caller answers 413: a
+ * server that answers and closes while the client is still sending makes the client's TCP stack
+ * reset the connection, and the client then never sees the 413 (it sees a dropped connection, or a
+ * kept-alive connection that dies under its next request). Past the bound the connection is closed
+ * instead.
+ */
+public final class BoundedBody {
+  private static final long DRAIN_LIMIT = 1024 * 1024;
+
+  private BoundedBody() {}
+
+  /** The body, or null when it is larger than {@code maxBytes}. */
+  public static byte[] read(HttpServletRequest request, int maxBytes) throws IOException {
+    long declared = request.getContentLengthLong();
+    try (InputStream in = request.getInputStream()) {
+      if (declared > maxBytes) {
+        drain(in, declared, maxBytes);
+        return null;
+      }
+      byte[] body = in.readNBytes(maxBytes + 1);
+      if (body.length > maxBytes) {
+        drain(in, -1, maxBytes);
+        return null;
+      }
+      return body;
+    }
+  }
+
+  private static void drain(InputStream in, long declared, int maxBytes) throws IOException {
+    long bound = Math.max(DRAIN_LIMIT, 4L * maxBytes);
+    if (declared > bound) {
+      return;
+    }
+    long skipped = 0;
+    byte[] buffer = new byte[8192];
+    int n;
+    while (skipped < bound && (n = in.read(buffer)) > 0) {
+      skipped += n;
+    }
+  }
+}
