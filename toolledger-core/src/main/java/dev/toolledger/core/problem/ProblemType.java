@@ -14,6 +14,7 @@ public enum ProblemType {
   INVALID_KEY("invalid-idempotency-key", 400, "Invalid Idempotency-Key"),
   MALFORMED_JSON("malformed-json", 400, "Malformed JSON"),
   INVALID_PARAMETERS("invalid-parameters", 400, "Invalid parameters"),
+  INVALID_AUTHORIZATION("invalid-authorization", 400, "Invalid Authorization header"),
   UNAUTHORIZED("unauthorized", 401, "Unauthorized"),
   FORBIDDEN("forbidden", 403, "Forbidden"),
   UNKNOWN_TOOL("unknown-tool", 404, "Unknown tool"),

@@ -21,6 +21,7 @@ import dev.toolledger.core.problem.ProblemType;
 import dev.toolledger.core.schema.Violation;
 import dev.toolledger.core.store.TransientStoreException;
 import dev.toolledger.core.tool.ToolRegistry.RegisteredTool;
+import dev.toolledger.server.auth.AuthorizationHeader;
 import dev.toolledger.server.auth.Principal;
 import dev.toolledger.server.auth.Tokens;
 import dev.toolledger.server.observe.LogSafety;
@@ -95,6 +96,11 @@ public final class ApiServlet extends HttpServlet {
         if (requireMethod(method, "GET", response)) {
           health(response);
         }
+        return;
+      }
+      Optional<Problem> several = AuthorizationHeader.several(request);
+      if (several.isPresent()) {
+        problem(response, several.get());
         return;
       }
       Optional<Principal> principal = authenticate(request);
@@ -412,13 +418,6 @@ public final class ApiServlet extends HttpServlet {
   private void resolve(
       Principal principal, String rawKey, HttpServletRequest request, HttpServletResponse response)
       throws IOException {
-    OperationKey key;
-    try {
-      key = OperationKey.of(Paths.decodeSegment(rawKey));
-    } catch (InvalidOperationKeyException | IllegalArgumentException e) {
-      problem(response, Problem.of(ProblemType.INVALID_KEY, e.getMessage()));
-      return;
-    }
     if (!principal.mayGiveUp() && !principal.mayResolve()) {
       allowed(false, "read and a tools: scope, or resolve", principal, response);
       return;
@@ -432,6 +431,21 @@ public final class ApiServlet extends HttpServlet {
               "the body is larger than " + maxRequestBytes + " bytes"));
       return;
     }
+    // The scope a request needs follows from the body's shape alone, so that it is checked before
+    // the key or the resolution is validated: a token without 'resolve' learns nothing about what
+    // a resolution would need, and every body that is not an inquiry asks for a resolution.
+    if (ResolutionJson.isInquiry(body)
+        ? !allowed(principal.mayGiveUp(), "read and a tools: scope", principal, response)
+        : !allowed(principal.mayResolve(), "resolve", principal, response)) {
+      return;
+    }
+    OperationKey key;
+    try {
+      key = OperationKey.of(Paths.decodeSegment(rawKey));
+    } catch (InvalidOperationKeyException | IllegalArgumentException e) {
+      problem(response, Problem.of(ProblemType.INVALID_KEY, e.getMessage()));
+      return;
+    }
     Resolution resolution;
     try {
       resolution = ResolutionJson.parse(body);
@@ -440,12 +454,6 @@ public final class ApiServlet extends HttpServlet {
       return;
     } catch (IllegalArgumentException e) {
       problem(response, Problem.of(ProblemType.INVALID_PARAMETERS, e.getMessage()));
-      return;
-    }
-    boolean inquiry = resolution instanceof Resolution.Inquiry;
-    if (inquiry
-        ? !allowed(principal.mayGiveUp(), "read and a tools: scope", principal, response)
-        : !allowed(principal.mayResolve(), "resolve", principal, response)) {
       return;
     }
     ResolveOutcome outcome =

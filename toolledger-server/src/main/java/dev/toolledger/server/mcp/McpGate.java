@@ -3,6 +3,7 @@ package dev.toolledger.server.mcp;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.problem.Problem;
 import dev.toolledger.core.problem.ProblemType;
+import dev.toolledger.server.auth.AuthorizationHeader;
 import dev.toolledger.server.auth.Principal;
 import dev.toolledger.server.auth.Tokens;
 import jakarta.servlet.FilterChain;
@@ -18,6 +19,7 @@ import java.util.Optional;
  * Stands in front of the MCP transport servlet.
  *
  * <ul>
+ *   <li>A request with several {@code Authorization} headers is answered {@code 400}.
  *   <li>Only requests with an active bearer token pass; their principal goes on as a request
  *       attribute, and everything else is answered {@code 401} with the HTTP API's problem
  *       document. The tenant comes from the token and from nothing the client says. An operator
@@ -44,6 +46,11 @@ final class McpGate extends HttpFilter {
   protected void doFilter(
       HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws IOException, ServletException {
+    Optional<Problem> several = AuthorizationHeader.several(request);
+    if (several.isPresent()) {
+      problem(response, several.get());
+      return;
+    }
     Optional<Principal> principal = tokens.authenticateHeader(request.getHeader("Authorization"));
     if (principal.isEmpty()) {
       response.setHeader("WWW-Authenticate", "Bearer realm=\"toolledger\"");
