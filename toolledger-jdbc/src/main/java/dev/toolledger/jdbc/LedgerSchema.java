@@ -93,7 +93,29 @@ final class LedgerSchema {
             6,
             "index of UNKNOWN operations for operators",
             "CREATE INDEX tl_operations_unknown ON tl_operations (created_at)"
-                + " WHERE state = 'UNKNOWN'"));
+                + " WHERE state = 'UNKNOWN'"),
+        // The shared rate limit of new operations (PostgreSQL; see PostgresRateBuckets): one
+        // token bucket per tenant, with the limit it was last taken under.
+        Migration.portable(
+            7,
+            "shared rate buckets",
+            "CREATE TABLE tl_rate_buckets ("
+                + " tenant TEXT PRIMARY KEY,"
+                + " permits BIGINT NOT NULL,"
+                + " period_nanos BIGINT NOT NULL,"
+                + " units BIGINT NOT NULL,"
+                + " refilled_at BIGINT NOT NULL,"
+                + " granted INTEGER NOT NULL)"),
+        // Settings every node sharing the ledger must agree on (retention, tombstone window): the
+        // first node records them, later ones compare (see LedgerSettings).
+        Migration.portable(
+            8,
+            "ledger settings",
+            "CREATE TABLE tl_settings ("
+                + " name TEXT PRIMARY KEY,"
+                + " value TEXT NOT NULL,"
+                + " set_by TEXT NOT NULL,"
+                + " set_at BIGINT NOT NULL)"));
   }
 
   /** The scopes of tokens issued before scopes existed; also what a NULL scopes column reads as. */

@@ -64,7 +64,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The path of a retry is one indexed read and no write; the path of a new key is that read plus
  * one write transaction (whose claim also refuses a key guarded by a tombstone, in the same
- * statement on PostgreSQL). The rate limit of new operations is checked in memory.
+ * statement on PostgreSQL). The rate limit of new operations is checked in memory, or with one
+ * statement on the database when its buckets are shared ({@link Builder#sharedRateBuckets}).
  *
  * <p>Records are kept for their tool's retention, then swept ({@link #sweep}); a swept key is
  * guarded by a tombstone for {@link EngineConfig#tombstoneWindow()}, during which a late request
@@ -80,6 +81,7 @@ public final class LedgerEngine {
   private final Writes writes;
   private final ExternalPath external;
   private final Optional<NewOperationLimiter> limiter;
+  private final Optional<SharedRateBuckets> sharedBuckets;
 
   private LedgerEngine(Builder b) {
     this.store = b.store;
@@ -88,8 +90,13 @@ public final class LedgerEngine {
     this.listener = b.listener;
     this.writes = new Writes(b.store, b.config);
     this.external = new ExternalPath(b.store, b.config, writes);
+    this.sharedBuckets = b.config.newOperationLimit().flatMap(limit -> b.sharedBuckets);
     this.limiter =
-        b.config.newOperationLimit().map(limit -> new NewOperationLimiter(limit, b.config.clock()));
+        b.sharedBuckets.isPresent()
+            ? Optional.empty()
+            : b.config
+                .newOperationLimit()
+                .map(limit -> new NewOperationLimiter(limit, b.config.clock()));
   }
 
   public static Builder builder(LedgerStore store, ToolRegistry tools) {
@@ -478,11 +485,17 @@ public final class LedgerEngine {
     if (existing.isPresent()) {
       return settle(existing.get(), intent, deadline);
     }
-    if (limiter.isPresent()) {
-      Optional<Duration> refill = limiter.get().acquire(invocation.tenant());
-      if (refill.isPresent()) {
-        return new RateLimited(atLeastOneSecond(refill.get()));
-      }
+    Optional<Duration> refill =
+        sharedBuckets.isPresent()
+            ? sharedBuckets
+                .get()
+                .take(
+                    invocation.tenant(),
+                    config.newOperationLimit().orElseThrow(),
+                    config.clock().instant())
+            : limiter.flatMap(l -> l.acquire(invocation.tenant()));
+    if (refill.isPresent()) {
+      return new RateLimited(atLeastOneSecond(refill.get()));
     }
     if (tool.tool() instanceof TransactionalTool transactional) {
       return executeInTransaction(transactional, invocation, intent, parameters, deadline);
@@ -762,6 +775,7 @@ public final class LedgerEngine {
     private final ToolRegistry tools;
     private EngineConfig config = EngineConfig.defaults();
     private OutcomeListener listener = OutcomeListener.NONE;
+    private Optional<SharedRateBuckets> sharedBuckets = Optional.empty();
 
     private Builder(LedgerStore store, ToolRegistry tools) {
       this.store = Objects.requireNonNull(store, "store");
@@ -775,6 +789,17 @@ public final class LedgerEngine {
 
     public Builder listener(OutcomeListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * Applies {@link EngineConfig#newOperationLimit()} through these buckets, shared by every node
+     * that uses the same ones, instead of a bucket per tenant in this node's memory (the default,
+     * with which N nodes admit N times the limit). Each new operation then asks the buckets once
+     * (one statement on the ledger's database); replays and lookups never do.
+     */
+    public Builder sharedRateBuckets(SharedRateBuckets buckets) {
+      this.sharedBuckets = Optional.of(Objects.requireNonNull(buckets, "buckets"));
       return this;
     }
 
