@@ -32,6 +32,7 @@ final class Scenarios {
       List.of(
           "bare-insert",
           "keyed-create",
+          "keyed-create-limited",
           "replay",
           "two-phase",
           "keyed-floor",
@@ -44,6 +45,7 @@ final class Scenarios {
     return List.of(
         new BareInsert(target),
         new KeyedCreate(target, keys),
+        new KeyedCreateLimited(target, keys),
         new Replay(target),
         new TwoPhase(target, keys),
         new KeyedFloor(target, keys),
@@ -174,6 +176,48 @@ final class Scenarios {
           target.app.engine().execute(Target.invocation(newKey(target, keys)));
       if (!(outcome instanceof ExecutionOutcome.Executed)) {
         throw new IllegalStateException("keyed-create answered " + outcome.kind());
+      }
+    }
+  }
+
+  /**
+   * {@code keyed-create} with the rate limit of new operations on, as the database's default scope
+   * applies it (shared buckets in the database on PostgreSQL, in memory on SQLite), at a rate never
+   * reached: what counting costs a new operation. Its own engine over the same store and tools.
+   */
+  static final class KeyedCreateLimited implements Scenario {
+    private final AtomicLong keys;
+    private final Target target;
+    private final dev.toolledger.core.engine.LedgerEngine engine;
+
+    KeyedCreateLimited(Target target, AtomicLong keys) {
+      this.target = target;
+      this.keys = keys;
+      dev.toolledger.core.engine.LedgerEngine.Builder builder =
+          dev.toolledger.core.engine.LedgerEngine.builder(target.store, target.app.engine().tools())
+              .listener(target.app.engine().listener())
+              .config(
+                  dev.toolledger.core.engine.EngineConfig.builder()
+                      .nodeId("bench")
+                      .newOperationLimit(
+                          dev.toolledger.core.engine.RateLimit.perSecond(1_000_000_000L))
+                      .build());
+      if (target.store.dialect() == dev.toolledger.api.SqlDialect.POSTGRESQL) {
+        builder.sharedRateBuckets(target.store.sharedRateBuckets());
+      }
+      this.engine = builder.build();
+    }
+
+    @Override
+    public String name() {
+      return "keyed-create-limited";
+    }
+
+    @Override
+    public void run(int thread, long sequence) {
+      ExecutionOutcome outcome = engine.execute(Target.invocation(newKey(target, keys)));
+      if (!(outcome instanceof ExecutionOutcome.Executed)) {
+        throw new IllegalStateException("keyed-create-limited answered " + outcome.kind());
       }
     }
   }

@@ -1,5 +1,6 @@
 package dev.toolledger.cli;
 
+import dev.toolledger.api.SqlDialect;
 import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.engine.RateLimit;
 import java.time.Duration;
@@ -15,12 +16,33 @@ final class LimitOptions {
       names = "--rate-limit",
       paramLabel = "N/s|N/m|N/h|off",
       description =
-          "New operations each tenant may start on this node (bursts of up to N); replays and"
-              + " lookups do not count. Per node: N nodes allow N times this"
-              + " (default: ${DEFAULT-VALUE}).",
+          "New operations each tenant may start (bursts of up to N); replays and lookups do not"
+              + " count. Across all nodes on PostgreSQL, per node on SQLite: see"
+              + " --rate-limit-scope (default: ${DEFAULT-VALUE}).",
       defaultValue = "1000/s",
       converter = RateConverter.class)
   RateLimit rateLimit;
+
+  /** Where the rate limit's buckets are kept. */
+  enum Scope {
+    /** Shared on PostgreSQL, per node on SQLite. */
+    AUTO,
+    /** In this node's memory: N nodes allow N times the limit. */
+    NODE,
+    /** In the ledger's database, shared by every node on it (PostgreSQL only). */
+    SHARED
+  }
+
+  @Option(
+      names = "--rate-limit-scope",
+      paramLabel = "auto|node|shared",
+      description =
+          "Where --rate-limit is counted: shared (in the database, every node together: one"
+              + " statement per new operation; PostgreSQL only), node (in memory: N nodes allow N"
+              + " times the limit) or auto: shared on PostgreSQL, node on SQLite"
+              + " (default: ${DEFAULT-VALUE}).",
+      defaultValue = "auto")
+  Scope rateLimitScope;
 
   @Option(
       names = "--max-response-bytes",
@@ -36,6 +58,15 @@ final class LimitOptions {
     return rateLimit == null
         ? engine.unlimitedNewOperations()
         : engine.newOperationLimit(rateLimit);
+  }
+
+  /** Whether the limit is shared by the nodes on {@code dialect}'s ledger. */
+  boolean shared(SqlDialect dialect) {
+    return switch (rateLimitScope) {
+      case SHARED -> true;
+      case NODE -> false;
+      case AUTO -> dialect == SqlDialect.POSTGRESQL;
+    };
   }
 
   /** Reads {@code 100/s}, {@code 600/m}, {@code 5000/h} or {@code off} (null: unlimited). */

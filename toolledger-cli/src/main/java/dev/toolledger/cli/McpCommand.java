@@ -114,6 +114,8 @@ final class McpCommand implements Callable<Integer> {
               .engineConfig(
                   limits.apply(retention.apply(EngineConfig.builder().maxWait(maxWait))).build())
               .sweepInterval(retention.sweepInterval)
+              .adoptLedgerSettings(retention.adoptSettings)
+              .sharedRateLimit(limits.rateLimit != null && limits.shared(store.dialect()))
               .relayEnabled(relay)
               .mcp(mcp.build())
               .startStdio(tenantId, System.in, protocol);

@@ -41,6 +41,14 @@ final class RetentionOptions {
       converter = DurationConverter.class)
   Duration sweepInterval = ExpirySweeper.DEFAULT_INTERVAL;
 
+  @Option(
+      names = "--adopt-retention-settings",
+      description =
+          "Make this node's --retention and --tombstone-window the ledger's, replacing those the"
+              + " nodes sharing it recorded (each change is logged as a warning); without it, a"
+              + " node whose settings differ from the ledger's refuses to start.")
+  boolean adoptSettings;
+
   EngineConfig.Builder apply(EngineConfig.Builder engine) {
     retention.forEach(o -> engine.retention(o.tool(), o.retention()));
     return engine.tombstoneWindow(tombstoneWindow);

@@ -199,6 +199,8 @@ final class ServeCommand implements Callable<Integer> {
               .engineConfig(
                   limits.apply(retention.apply(EngineConfig.builder().maxWait(maxWait))).build())
               .sweepInterval(retention.sweepInterval)
+              .adoptLedgerSettings(retention.adoptSettings)
+              .sharedRateLimit(limits.rateLimit != null && limits.shared(store.dialect()))
               .relayEnabled(relay)
               .tokenCacheTtl(tokenCache)
               .mcp(mcpOptions)

@@ -92,6 +92,75 @@ class RetentionCommandsTest {
         .contains("retention: no tool is named no-such-tool");
   }
 
+  /** Runs the command line and returns its exit code and what it printed on stderr. */
+  static String[] runCapturingErr(String... args) {
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream original = System.err;
+    int exit;
+    System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      exit = Main.run(args);
+    } finally {
+      System.setErr(original);
+    }
+    return new String[] {
+      Integer.toString(exit), err.toString(java.nio.charset.StandardCharsets.UTF_8)
+    };
+  }
+
+  @Test
+  void sweepRefusesATombstoneWindowOtherThanTheLedgersAndOtherwiseUsesIt() {
+    Path file = dir.resolve("ledger.db");
+    Instant monthAgo = Instant.now().minus(30, ChronoUnit.DAYS).truncatedTo(ChronoUnit.MILLIS);
+    try (JdbcLedgerStore store = open(file)) {
+      store
+          .settings()
+          .reconcile(
+              java.util.Map.of("tombstone-window", Duration.ofDays(30).toString()),
+              false,
+              "node-1",
+              Instant.now());
+      LedgerEngine engine =
+          LedgerEngine.builder(store, ToolRegistry.of(NotesTool.unlimited()))
+              .config(EngineConfig.builder().clock(new MovableClock(monthAgo)).build())
+              .build();
+      engine.execute(
+          Invocation.of(
+              ACME, OperationKey.of("op-1"), "create-note", Json.parse("{\"title\":\"a\"}")));
+    }
+
+    String[] refused =
+        runCapturingErr("sweep", "--db", file.toString(), "--tombstone-window", "7d");
+
+    assertThat(refused[0]).isEqualTo("1");
+    assertThat(refused[1]).contains("differs from the ledger's PT720H");
+    try (JdbcLedgerStore store = open(file)) {
+      assertThat(store.find(ACME, OperationKey.of("op-1"))).isPresent();
+    }
+
+    assertThat(Main.run("sweep", "--db", file.toString())).isZero();
+    try (JdbcLedgerStore store = open(file)) {
+      Tombstone tombstone = store.findTombstone(ACME, OperationKey.of("op-1")).orElseThrow();
+      assertThat(tombstone.until()).isEqualTo(monthAgo.plus(Duration.ofDays(37)));
+    }
+  }
+
+  @Test
+  void aSharedRateLimitIsRefusedOnSqlite() {
+    String[] refused =
+        runCapturingErr(
+            "serve",
+            "--db",
+            dir.resolve("ledger.db").toString(),
+            "--port",
+            "0",
+            "--rate-limit-scope",
+            "shared");
+
+    assertThat(refused[0]).isEqualTo("1");
+    assertThat(refused[1]).contains("a shared rate limit needs PostgreSQL");
+  }
+
   @Test
   void retentionOverridesAreToolEqualsDuration() {
     RetentionOptions.OverrideConverter converter = new RetentionOptions.OverrideConverter();

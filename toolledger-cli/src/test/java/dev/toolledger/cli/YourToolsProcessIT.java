@@ -61,7 +61,8 @@ class YourToolsProcessIT {
         Statement st = c.createStatement()) {
       st.execute(
           "CREATE TABLE notes (id INTEGER PRIMARY KEY AUTOINCREMENT, tenant TEXT NOT NULL,"
-              + " title TEXT NOT NULL, body TEXT NOT NULL, created_at BIGINT NOT NULL)");
+              + " title TEXT NOT NULL, body TEXT NOT NULL, created_at BIGINT NOT NULL,"
+              + " number BIGINT, UNIQUE (tenant, number))");
     }
     Path tools = Path.of("..", "examples", "tools", "notes.yaml");
     Process server = serve(db, "--tools-file", tools.toString(), "--without-plugin", "notes");

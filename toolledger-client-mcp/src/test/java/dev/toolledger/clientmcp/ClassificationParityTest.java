@@ -64,6 +64,7 @@ class ClassificationParityTest {
     EXPECTED.put(ProblemType.INVALID_KEY, Kind.REJECTED);
     EXPECTED.put(ProblemType.MALFORMED_JSON, Kind.REJECTED);
     EXPECTED.put(ProblemType.INVALID_PARAMETERS, Kind.REJECTED);
+    EXPECTED.put(ProblemType.INVALID_AUTHORIZATION, Kind.REJECTED);
     EXPECTED.put(ProblemType.UNAUTHORIZED, Kind.REJECTED);
     EXPECTED.put(ProblemType.FORBIDDEN, Kind.REJECTED);
     EXPECTED.put(ProblemType.UNKNOWN_TOOL, Kind.REJECTED);

@@ -7,6 +7,7 @@ import dev.toolledger.api.TenantId;
 import dev.toolledger.core.auth.Scopes;
 import dev.toolledger.core.auth.TokenRecord;
 import dev.toolledger.core.auth.TokenStore;
+import dev.toolledger.core.engine.SharedRateBuckets;
 import dev.toolledger.core.fingerprint.Fingerprint;
 import dev.toolledger.core.identity.KeyHasher;
 import dev.toolledger.core.identity.OperationKey;
@@ -275,6 +276,26 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
   /** Writers waiting for a commit group (for tests). */
   int queuedWriters() {
     return queue.size();
+  }
+
+  /**
+   * The tenants' rate buckets of new operations in this database, shared by every node on it (see
+   * {@code LedgerEngine.Builder.sharedRateBuckets}): PostgreSQL only.
+   *
+   * @throws IllegalStateException on SQLite, whose nodes keep the limit in memory
+   */
+  public SharedRateBuckets sharedRateBuckets() {
+    if (dialect.kind() != SqlDialect.POSTGRESQL) {
+      throw new IllegalStateException(
+          "a shared rate limit needs PostgreSQL; on SQLite the limit is kept per node"
+              + " (--rate-limit-scope node)");
+    }
+    return new PostgresRateBuckets(dataSource, dialect);
+  }
+
+  /** The settings every node sharing this ledger must agree on. */
+  public LedgerSettings settings() {
+    return new LedgerSettings(dataSource, dialect);
   }
 
   /** The pool, for tools' own reads outside the engine. */

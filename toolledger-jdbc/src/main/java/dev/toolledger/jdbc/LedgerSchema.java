@@ -109,8 +109,37 @@ final class LedgerSchema {
         Migration.portable(
             8,
             "write probe for health checks",
-            "CREATE TABLE tl_write_probe (id INTEGER PRIMARY KEY, probed_at BIGINT NOT NULL)"));
+            "CREATE TABLE tl_write_probe (id INTEGER PRIMARY KEY, probed_at BIGINT NOT NULL)"),
+        // The shared rate limit of new operations (PostgreSQL; see PostgresRateBuckets): one
+        // token bucket per tenant, with the limit it was last taken under. UNLOGGED on
+        // PostgreSQL: a take then writes no WAL and waits for no flush (measured: a logged table
+        // made every new operation pay a second durable commit), and a crash merely empties the
+        // buckets, which then start full, as after a restart of in-memory ones.
+        Migration.perDialect(
+            9,
+            "shared rate buckets",
+            java.util.List.of("CREATE TABLE " + RATE_BUCKETS),
+            java.util.List.of("CREATE UNLOGGED TABLE " + RATE_BUCKETS)),
+        // Settings every node sharing the ledger must agree on (retention, tombstone window): the
+        // first node records them, later ones compare (see LedgerSettings).
+        Migration.portable(
+            10,
+            "ledger settings",
+            "CREATE TABLE tl_settings ("
+                + " name TEXT PRIMARY KEY,"
+                + " value TEXT NOT NULL,"
+                + " set_by TEXT NOT NULL,"
+                + " set_at BIGINT NOT NULL)"));
   }
+
+  private static final String RATE_BUCKETS =
+      "tl_rate_buckets ("
+          + " tenant TEXT PRIMARY KEY,"
+          + " permits BIGINT NOT NULL,"
+          + " period_nanos BIGINT NOT NULL,"
+          + " units BIGINT NOT NULL,"
+          + " refilled_at BIGINT NOT NULL,"
+          + " granted INTEGER NOT NULL)";
 
   /** The scopes of tokens issued before scopes existed; also what a NULL scopes column reads as. */
   static final String TOKENS_BEFORE_SCOPES = "read resolve tools:*";

@@ -13,6 +13,7 @@ import dev.toolledger.core.engine.RecoveryWorker;
 import dev.toolledger.core.outbox.OutboxRelay;
 import dev.toolledger.core.tool.ToolRegistry;
 import dev.toolledger.jdbc.JdbcLedgerStore;
+import dev.toolledger.jdbc.LedgerSettings;
 import dev.toolledger.server.auth.OperatorAuthenticator;
 import dev.toolledger.server.auth.Principal;
 import dev.toolledger.server.auth.Tokens;
@@ -52,6 +53,8 @@ import org.eclipse.jetty.ee10.servlet.ServletHolder;
  * <p>The store is not owned: close it after the app.
  */
 public final class ToolLedgerApp implements AutoCloseable {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(ToolLedgerApp.class);
   private final JdbcLedgerStore store;
   private final LedgerEngine engine;
   private final Tokens tokens;
@@ -152,6 +155,8 @@ public final class ToolLedgerApp implements AutoCloseable {
     private OperatorAuthenticator operators = OperatorAuthenticator.none();
     private MetricsAccess metricsAccess = MetricsAccess.LOOPBACK;
     private Duration staleAfter = Observability.DEFAULT_STALE_AFTER;
+    private boolean sharedRateLimit;
+    private boolean adoptSettings;
 
     private Builder(JdbcLedgerStore store) {
       this.store = Objects.requireNonNull(store, "store");
@@ -254,6 +259,28 @@ public final class ToolLedgerApp implements AutoCloseable {
         throw new IllegalArgumentException("sweepInterval must be zero or positive");
       }
       this.sweepInterval = sweepInterval;
+      return this;
+    }
+
+    /**
+     * Applies the engine's rate limit of new operations across every node on this ledger (buckets
+     * in the database, {@link JdbcLedgerStore#sharedRateBuckets()}) instead of per node in memory.
+     * PostgreSQL only: {@link #start()} refuses it on SQLite. Default false (per node).
+     */
+    public Builder sharedRateLimit(boolean sharedRateLimit) {
+      this.sharedRateLimit = sharedRateLimit;
+      return this;
+    }
+
+    /**
+     * At start, the node compares its retention settings (each served tool's retention and the
+     * tombstone window) with those recorded in the ledger and refuses to start on a difference
+     * ({@link SettingsMismatchException}); the first node records them. With {@code true} it
+     * records its own over the ledger's instead, and logs each change as a warning: an operator
+     * changing the settings on purpose. Default false.
+     */
+    public Builder adoptLedgerSettings(boolean adoptSettings) {
+      this.adoptSettings = adoptSettings;
       return this;
     }
 
@@ -449,12 +476,50 @@ public final class ToolLedgerApp implements AutoCloseable {
     }
 
     private LedgerEngine engine(ToolRegistry tools, OutcomeListener listener) {
-      // The ledger's key hasher: every node on this database names a key alike in its logs.
-      return LedgerEngine.builder(store, tools)
-          .config(engineConfig)
-          .listener(listener)
-          .keyHasher(store.keyHasher())
-          .build();
+      LedgerEngine.Builder engine =
+          LedgerEngine.builder(store, tools)
+              .config(engineConfig)
+              .listener(listener)
+              // The ledger's key hasher: every node on this database names a key alike in its logs.
+              .keyHasher(store.keyHasher());
+      if (sharedRateLimit) {
+        engine.sharedRateBuckets(store.sharedRateBuckets());
+      }
+      LedgerEngine built = engine.build();
+      agreeOnSettings(built);
+      return built;
+    }
+
+    /**
+     * Retention and tombstone window decide when a record is swept and how long its key stays
+     * guarded: nodes that disagree would replay a key on one node and execute it afresh on another.
+     * So a node does not start with settings other than the ledger's.
+     */
+    private void agreeOnSettings(LedgerEngine engine) {
+      Map<String, String> mine = new java.util.LinkedHashMap<>();
+      mine.put("tombstone-window", engineConfig.tombstoneWindow().toString());
+      for (var tool : engine.tools().all()) {
+        mine.put(
+            "retention." + tool.descriptor().name(),
+            engine.retention(tool.descriptor()).toString());
+      }
+      List<LedgerSettings.Difference> differences =
+          store.settings().reconcile(mine, adoptSettings, engineConfig.nodeId(), clock.instant());
+      if (differences.isEmpty()) {
+        return;
+      }
+      if (!adoptSettings) {
+        throw new SettingsMismatchException(differences);
+      }
+      for (LedgerSettings.Difference difference : differences) {
+        LOG.warn(
+            "ADOPTED a new retention setting for the whole ledger: {} was {} (from {}), is now {};"
+                + " restart every other node sharing this ledger with the same value",
+            difference.name(),
+            difference.recorded(),
+            difference.recordedBy(),
+            difference.mine());
+      }
     }
   }
 }

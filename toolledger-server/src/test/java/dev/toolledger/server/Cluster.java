@@ -70,7 +70,12 @@ final class Cluster implements AutoCloseable {
             .plugin(NotesPlugin.serving(NotesTool.unlimited()))
             .engineConfig(EngineConfig.builder().nodeId(nodeId).build())
             .serverConfig(ServerConfig.builder().port(0).shutdownGrace(Duration.ZERO).build());
-    apps.add(customize.apply(builder).start());
+    try {
+      apps.add(customize.apply(builder).start());
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
   }
 
   int size() {

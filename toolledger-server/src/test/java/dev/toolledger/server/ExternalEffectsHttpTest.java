@@ -195,11 +195,12 @@ class ExternalEffectsHttpTest {
 
   @Test
   void resolveWithAMalformedBodyIs400AndChangesNothing() throws Exception {
+    // With the resolve scope: without it the answer is 403 before the body is looked at.
     Reply reply =
         Http.post(
             cluster.node(0),
             "/v1/operations/op-1/resolve",
-            acme,
+            resolver,
             null,
             "{\"resolution\":\"MAYBE\",\"reason\":\"x\"}");
 

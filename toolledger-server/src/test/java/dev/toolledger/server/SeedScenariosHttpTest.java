@@ -3,6 +3,7 @@ package dev.toolledger.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.server.Http.Reply;
 import dev.toolledger.testkit.DropPolicy;
@@ -139,10 +140,79 @@ abstract class SeedScenariosHttpTest {
 
     assertThat(fromGlobex.status()).isEqualTo(201);
     assertThat(fromGlobex.header("Idempotent-Replayed")).isEqualTo("false");
-    assertThat(fromGlobex.json().get("id")).isNotEqualTo(fromAcme.json().get("id"));
+    // Two notes, each the first of its tenant: ids are counted per tenant.
+    assertThat(fromAcme.json().get("id").asLong()).isEqualTo(1);
+    assertThat(fromGlobex.json().get("id").asLong()).isEqualTo(1);
     assertThat(Http.get(fixture.uri(), "/v1/notes", acme).json().get("notes")).hasSize(1);
     assertThat(Http.get(fixture.uri(), "/v1/notes", globex).json().get("notes")).hasSize(1);
     assertThat(fixture.notes()).isEqualTo(2);
+  }
+
+  @Test
+  void noteIdsAreCountedPerTenantSoTheySayNothingAboutOtherTenants() {
+    List<Long> acmeIds = new ArrayList<>();
+    List<Long> globexIds = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      acmeIds.add(Http.createNote(fixture.uri(), acme, "a-" + i, NOTE).json().get("id").asLong());
+      // Another tenant's activity between two of acme's notes leaves no gap in acme's ids.
+      for (int j = 0; j < 3; j++) {
+        globexIds.add(
+            Http.createNote(fixture.uri(), globex, "g-" + i + "-" + j, NOTE)
+                .json()
+                .get("id")
+                .asLong());
+      }
+    }
+
+    assertThat(acmeIds).containsExactly(1L, 2L, 3L, 4L, 5L);
+    assertThat(globexIds).hasSize(15).doesNotHaveDuplicates().allMatch(id -> id >= 1 && id <= 15);
+    assertThat(pagedIds(acme, 2)).containsExactly(1L, 2L, 3L, 4L, 5L);
+    assertThat(pagedIds(globex, 4)).hasSize(15).isSorted();
+    // A replay still answers the id given the first time.
+    assertThat(Http.createNote(fixture.uri(), acme, "a-2", NOTE).json().get("id").asLong())
+        .isEqualTo(3);
+  }
+
+  /** Every note id of a tenant, read from GET /v1/notes a page of {@code limit} at a time. */
+  private List<Long> pagedIds(String token, int limit) {
+    List<Long> ids = new ArrayList<>();
+    String after = "0";
+    while (after != null) {
+      JsonNode page =
+          Http.get(fixture.uri(), "/v1/notes?limit=" + limit + "&after=" + after, token).json();
+      assertThat(page.get("notes").size()).isLessThanOrEqualTo(limit);
+      page.get("notes").forEach(note -> ids.add(note.get("id").asLong()));
+      after = page.get("next").isNull() ? null : page.get("next").asText();
+    }
+    return ids;
+  }
+
+  @Test
+  void concurrentNewNotesOfOneTenantGetDistinctConsecutiveIds() throws Exception {
+    int clients = 16;
+    CyclicBarrier barrier = new CyclicBarrier(clients);
+    ExecutorService pool = Executors.newFixedThreadPool(clients);
+    try {
+      List<Future<Reply>> replies = new ArrayList<>();
+      for (int i = 0; i < clients; i++) {
+        String key = "c-" + i;
+        replies.add(
+            pool.submit(
+                () -> {
+                  barrier.await();
+                  return Http.createNote(fixture.uri(), acme, key, NOTE);
+                }));
+      }
+      Set<Long> ids = new HashSet<>();
+      for (Future<Reply> future : replies) {
+        Reply reply = future.get(60, TimeUnit.SECONDS);
+        assertThat(reply.status()).isEqualTo(201);
+        ids.add(reply.json().get("id").asLong());
+      }
+      assertThat(ids).hasSize(clients).allMatch(id -> id >= 1 && id <= clients);
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
   @Test

@@ -162,6 +162,54 @@ class TokenScopesHttpTest {
   }
 
   @Test
+  void aResolutionIsRefusedForWantOfResolveBeforeItsBodyOrKeyIsValidated() throws Exception {
+    String writer = token("tools:*", "read");
+    String path = "/v1/operations/m-1/resolve";
+
+    Reply unknownResolution =
+        Http.post(cluster.node(0), path, writer, null, "{\"resolution\":\"MAYBE\"}");
+    Reply noReason =
+        Http.post(cluster.node(0), path, writer, null, "{\"resolution\":\"NOT_EXECUTED\"}");
+    Reply notJson = Http.post(cluster.node(0), path, writer, null, "{\"resolution\":");
+    Reply notAnObject = Http.post(cluster.node(0), path, writer, null, "[]");
+    Reply badKey =
+        Http.post(
+            cluster.node(0),
+            "/v1/operations/%20/resolve",
+            writer,
+            null,
+            "{\"resolution\":\"NOT_EXECUTED\",\"reason\":\"r\"}");
+
+    for (Reply reply : List.of(unknownResolution, noReason, notJson, notAnObject, badKey)) {
+      assertForbidden(reply);
+      assertThat(reply.json().get("detail").asText()).contains("resolve");
+    }
+    assertThat(operations()).isZero();
+    // With the scope, the same bodies are validated.
+    assertThat(
+            Http.post(cluster.node(0), path, token("resolve"), null, "{\"resolution\":\"MAYBE\"}")
+                .problemType())
+        .isEqualTo("https://toolledger.dev/problems/invalid-parameters");
+  }
+
+  @Test
+  void givingUpIsJudgedByTheBodysShapeBeforeTheKeyIsValidated() throws Exception {
+    Reply readOnly =
+        Http.post(cluster.node(0), "/v1/operations/%20/resolve", token("read"), null, " { } ");
+
+    assertForbidden(readOnly);
+    assertThat(
+            Http.post(
+                    cluster.node(0),
+                    "/v1/operations/%20/resolve",
+                    token("read", "tools:*"),
+                    null,
+                    " { } ")
+                .problemType())
+        .isEqualTo("https://toolledger.dev/problems/invalid-idempotency-key");
+  }
+
+  @Test
   void anOperatorTokenIsRefusedEverywhereOnTheTenantApi() throws Exception {
     String operator = cluster.app(0).tokens().issueOperator("console").token();
 

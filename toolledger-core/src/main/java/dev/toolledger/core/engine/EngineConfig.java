@@ -130,7 +130,10 @@ public final class EngineConfig {
     return maxResponseBytes;
   }
 
-  /** The rate of new operations each tenant may start on this node; empty when unlimited. */
+  /**
+   * The rate of new operations each tenant may start: on this node, or across nodes when the engine
+   * is given {@link LedgerEngine.Builder#sharedRateBuckets shared buckets}; empty when unlimited.
+   */
   public Optional<RateLimit> newOperationLimit() {
     return newOperationLimit;
   }
@@ -234,8 +237,9 @@ public final class EngineConfig {
     }
 
     /**
-     * The rate of new operations (keys not yet recorded) each tenant may start on this node;
-     * replays and lookups do not count. Default 1000 per second.
+     * The rate of new operations (keys not yet recorded) each tenant may start on this node (or
+     * across nodes, with {@link LedgerEngine.Builder#sharedRateBuckets}); replays and lookups do
+     * not count. Default 1000 per second.
      */
     public Builder newOperationLimit(RateLimit limit) {
       this.newOperationLimit = Optional.of(Objects.requireNonNull(limit, "limit"));

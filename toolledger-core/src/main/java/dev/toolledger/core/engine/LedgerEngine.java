@@ -66,7 +66,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The path of a retry is one indexed read and no write; the path of a new key is that read plus
  * one write transaction (whose claim also refuses a key guarded by a tombstone, in the same
- * statement on PostgreSQL). The rate limit of new operations is checked in memory.
+ * statement on PostgreSQL). The rate limit of new operations is checked in memory, or with one
+ * statement on the database when its buckets are shared ({@link Builder#sharedRateBuckets}).
  *
  * <p>Records are kept for their tool's retention, then swept ({@link #sweep}); a swept key is
  * guarded by a tombstone for {@link EngineConfig#tombstoneWindow()}, during which a late request
@@ -83,6 +84,7 @@ public final class LedgerEngine {
   private final Writes writes;
   private final ExternalPath external;
   private final Optional<NewOperationLimiter> limiter;
+  private final Optional<SharedRateBuckets> sharedBuckets;
 
   private LedgerEngine(Builder b) {
     this.store = b.store;
@@ -92,8 +94,13 @@ public final class LedgerEngine {
     this.keys = b.keys;
     this.writes = new Writes(b.store, b.config);
     this.external = new ExternalPath(b.store, b.config, writes, b.keys);
+    this.sharedBuckets = b.config.newOperationLimit().flatMap(limit -> b.sharedBuckets);
     this.limiter =
-        b.config.newOperationLimit().map(limit -> new NewOperationLimiter(limit, b.config.clock()));
+        b.sharedBuckets.isPresent()
+            ? Optional.empty()
+            : b.config
+                .newOperationLimit()
+                .map(limit -> new NewOperationLimiter(limit, b.config.clock()));
   }
 
   public static Builder builder(LedgerStore store, ToolRegistry tools) {
@@ -491,11 +498,17 @@ public final class LedgerEngine {
     if (existing.isPresent()) {
       return settle(existing.get(), intent, deadline);
     }
-    if (limiter.isPresent()) {
-      Optional<Duration> refill = limiter.get().acquire(invocation.tenant());
-      if (refill.isPresent()) {
-        return new RateLimited(atLeastOneSecond(refill.get()));
-      }
+    Optional<Duration> refill =
+        sharedBuckets.isPresent()
+            ? sharedBuckets
+                .get()
+                .take(
+                    invocation.tenant(),
+                    config.newOperationLimit().orElseThrow(),
+                    config.clock().instant())
+            : limiter.flatMap(l -> l.acquire(invocation.tenant()));
+    if (refill.isPresent()) {
+      return new RateLimited(atLeastOneSecond(refill.get()));
     }
     if (tool.tool() instanceof TransactionalTool transactional) {
       return executeInTransaction(transactional, invocation, intent, parameters, deadline);
@@ -779,6 +792,7 @@ public final class LedgerEngine {
     private EngineConfig config = EngineConfig.defaults();
     private OutcomeListener listener = OutcomeListener.NONE;
     private KeyHasher keys;
+    private Optional<SharedRateBuckets> sharedBuckets = Optional.empty();
 
     private Builder(LedgerStore store, ToolRegistry tools) {
       this.store = Objects.requireNonNull(store, "store");
@@ -802,6 +816,17 @@ public final class LedgerEngine {
      */
     public Builder keyHasher(KeyHasher keys) {
       this.keys = Objects.requireNonNull(keys, "keyHasher");
+      return this;
+    }
+
+    /**
+     * Applies {@link EngineConfig#newOperationLimit()} through these buckets, shared by every node
+     * that uses the same ones, instead of a bucket per tenant in this node's memory (the default,
+     * with which N nodes admit N times the limit). Each new operation then asks the buckets once
+     * (one statement on the ledger's database); replays and lookups never do.
+     */
+    public Builder sharedRateBuckets(SharedRateBuckets buckets) {
+      this.sharedBuckets = Optional.of(Objects.requireNonNull(buckets, "buckets"));
       return this;
     }
 

@@ -15,6 +15,7 @@ public enum ProblemType {
   MALFORMED_JSON("malformed-json", 400, "Malformed JSON"),
   INVALID_PARAMETERS("invalid-parameters", 400, "Invalid parameters"),
   BAD_REQUEST("bad-request", 400, "Bad request"),
+  INVALID_AUTHORIZATION("invalid-authorization", 400, "Invalid Authorization header"),
   UNAUTHORIZED("unauthorized", 401, "Unauthorized"),
   FORBIDDEN("forbidden", 403, "Forbidden"),
   FORBIDDEN_ORIGIN("forbidden-origin", 403, "Origin not allowed"),

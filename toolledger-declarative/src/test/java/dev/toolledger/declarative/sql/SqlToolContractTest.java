@@ -128,7 +128,7 @@ abstract class SqlToolContractTest {
           "CREATE TABLE notes ("
               + id
               + ", tenant TEXT NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL,"
-              + " created_at BIGINT NOT NULL)";
+              + " created_at BIGINT NOT NULL, number BIGINT, UNIQUE (tenant, number))";
       default -> throw new IllegalArgumentException(table);
     };
   }
@@ -500,6 +500,10 @@ abstract class SqlToolContractTest {
     Reply otherTenant = Http.call(uri(), globex, "create-note", "op-1", note);
     assertThat(otherTenant.status()).isEqualTo(201);
     assertThat(otherTenant.replayed()).isFalse();
+    // Ids are counted per tenant, as with the Java tool.
+    assertThat(first.json().get("id").asLong()).isEqualTo(1);
+    assertThat(second.json().get("id").asLong()).isEqualTo(2);
+    assertThat(otherTenant.json().get("id").asLong()).isEqualTo(1);
     assertThat(count("SELECT COUNT(*) FROM notes WHERE tenant = 'acme'")).isEqualTo(2);
     assertThat(count("SELECT COUNT(*) FROM notes WHERE tenant = 'globex'")).isEqualTo(1);
 

@@ -23,6 +23,7 @@ import dev.toolledger.jdbc.ops.OperationCatalog;
 import dev.toolledger.jdbc.ops.OperationFilter;
 import dev.toolledger.jdbc.ops.OperationSummary;
 import dev.toolledger.jdbc.ops.StateCount;
+import dev.toolledger.server.auth.AuthorizationHeader;
 import dev.toolledger.server.auth.OperatorAuthenticator;
 import dev.toolledger.server.auth.OperatorAuthenticator.Operator;
 import dev.toolledger.server.http.ResolutionJson;
@@ -138,6 +139,11 @@ public final class ConsoleServlet extends HttpServlet {
 
   private void api(String route, HttpServletRequest request, HttpServletResponse response)
       throws IOException {
+    Optional<Problem> several = AuthorizationHeader.several(request);
+    if (several.isPresent()) {
+      problem(response, several.get());
+      return;
+    }
     Optional<Operator> operator = operators.authenticate(request.getHeader("Authorization"));
     if (operator.isEmpty()) {
       response.setHeader("WWW-Authenticate", "Bearer realm=\"toolledger-operator\"");

@@ -22,6 +22,7 @@ import dev.toolledger.core.schema.Violation;
 import dev.toolledger.core.store.StoreUnavailableException;
 import dev.toolledger.core.store.TransientStoreException;
 import dev.toolledger.core.tool.ToolRegistry.RegisteredTool;
+import dev.toolledger.server.auth.AuthorizationHeader;
 import dev.toolledger.server.auth.Principal;
 import dev.toolledger.server.auth.Tokens;
 import dev.toolledger.server.observe.LogSafety;
@@ -94,6 +95,11 @@ public final class ApiServlet extends HttpServlet {
         if (requireMethod(method, "GET", response)) {
           health(response);
         }
+        return;
+      }
+      Optional<Problem> several = AuthorizationHeader.several(request);
+      if (several.isPresent()) {
+        problem(response, several.get());
         return;
       }
       Optional<Principal> principal = authenticate(request);
@@ -424,13 +430,6 @@ public final class ApiServlet extends HttpServlet {
   private void resolve(
       Principal principal, String rawKey, HttpServletRequest request, HttpServletResponse response)
       throws IOException {
-    OperationKey key;
-    try {
-      key = OperationKey.of(Paths.decodeSegment(rawKey));
-    } catch (InvalidOperationKeyException | IllegalArgumentException e) {
-      problem(response, Problem.of(ProblemType.INVALID_KEY, e.getMessage()));
-      return;
-    }
     if (!principal.mayGiveUp() && !principal.mayResolve()) {
       allowed(false, "read and a tools: scope, or resolve", principal, response);
       return;
@@ -444,6 +443,21 @@ public final class ApiServlet extends HttpServlet {
               "the body is larger than " + maxRequestBytes + " bytes"));
       return;
     }
+    // The scope a request needs follows from the body's shape alone, so that it is checked before
+    // the key or the resolution is validated: a token without 'resolve' learns nothing about what
+    // a resolution would need, and every body that is not an inquiry asks for a resolution.
+    if (ResolutionJson.isInquiry(body)
+        ? !allowed(principal.mayGiveUp(), "read and a tools: scope", principal, response)
+        : !allowed(principal.mayResolve(), "resolve", principal, response)) {
+      return;
+    }
+    OperationKey key;
+    try {
+      key = OperationKey.of(Paths.decodeSegment(rawKey));
+    } catch (InvalidOperationKeyException | IllegalArgumentException e) {
+      problem(response, Problem.of(ProblemType.INVALID_KEY, e.getMessage()));
+      return;
+    }
     Resolution resolution;
     try {
       resolution = ResolutionJson.parse(body);
@@ -452,12 +466,6 @@ public final class ApiServlet extends HttpServlet {
       return;
     } catch (IllegalArgumentException e) {
       problem(response, Problem.of(ProblemType.INVALID_PARAMETERS, e.getMessage()));
-      return;
-    }
-    boolean inquiry = resolution instanceof Resolution.Inquiry;
-    if (inquiry
-        ? !allowed(principal.mayGiveUp(), "read and a tools: scope", principal, response)
-        : !allowed(principal.mayResolve(), "resolve", principal, response)) {
       return;
     }
     ResolveOutcome outcome =

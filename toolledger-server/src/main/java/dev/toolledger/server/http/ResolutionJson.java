@@ -19,6 +19,25 @@ import dev.toolledger.core.operation.StoredResponse;
 public final class ResolutionJson {
   private ResolutionJson() {}
 
+  /**
+   * Whether the body is an inquiry (empty, blank or an empty object {@code {}}), judged from its
+   * characters alone, without parsing it: every other body asks for an explicit resolution, valid
+   * or not. This decides the scope a request needs before anything in it is validated.
+   */
+  public static boolean isInquiry(byte[] body) {
+    String text = new String(body, java.nio.charset.StandardCharsets.UTF_8).strip();
+    return text.isEmpty()
+        || (text.startsWith("{")
+            && text.endsWith("}")
+            && text.substring(1, text.length() - 1).isBlank());
+  }
+
+  /**
+   * The resolution a body asks for.
+   *
+   * @throws dev.toolledger.core.json.MalformedJsonException when it is not one JSON document
+   * @throws IllegalArgumentException when it is JSON but not a resolution
+   */
   public static Resolution parse(byte[] body) {
     if (body.length == 0 || new String(body, java.nio.charset.StandardCharsets.UTF_8).isBlank()) {
       return new Resolution.Inquiry();

@@ -8,6 +8,7 @@ import dev.toolledger.core.json.MalformedJsonException;
 import dev.toolledger.core.problem.Problem;
 import dev.toolledger.core.problem.ProblemType;
 import dev.toolledger.core.tool.ToolRegistry;
+import dev.toolledger.server.auth.AuthorizationHeader;
 import dev.toolledger.server.auth.Principal;
 import dev.toolledger.server.auth.Tokens;
 import dev.toolledger.server.http.BoundedBody;
@@ -39,8 +40,11 @@ import org.slf4j.LoggerFactory;
  * (stack trace, class name, JVM version) reaches a client.
  *
  * <ul>
- *   <li>Only requests with an active tenant's bearer token pass ({@code 401}; an operator token
- *       {@code 403}). The tenant comes from the token and from nothing the client says.
+ *   <li>A request with several {@code Authorization} headers is answered {@code 400}.
+ *   <li>Only requests with an active bearer token pass; their principal goes on as a request
+ *       attribute, and everything else is answered {@code 401} with the HTTP API's problem
+ *       document. The tenant comes from the token and from nothing the client says. An operator
+ *       token, which acts for no tenant, is answered {@code 403}.
  *   <li>{@code GET} (a standing server-to-client SSE stream) is answered {@code 405}, which the MCP
  *       specification allows: ToolLedger has nothing to send outside a request's own response
  *       stream. The SDK's client takes the 405 to mean request-response mode.
@@ -93,6 +97,11 @@ final class McpGate extends HttpFilter {
   protected void doFilter(
       HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws IOException, ServletException {
+    Optional<Problem> several = AuthorizationHeader.several(request);
+    if (several.isPresent()) {
+      problem(response, several.get());
+      return;
+    }
     Optional<Principal> found = tokens.authenticateHeader(request.getHeader("Authorization"));
     if (found.isEmpty()) {
       response.setHeader("WWW-Authenticate", "Bearer realm=\"toolledger\"");

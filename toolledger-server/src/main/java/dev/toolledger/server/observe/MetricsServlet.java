@@ -3,6 +3,7 @@ package dev.toolledger.server.observe;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.problem.Problem;
 import dev.toolledger.core.problem.ProblemType;
+import dev.toolledger.server.auth.AuthorizationHeader;
 import dev.toolledger.server.auth.OperatorAuthenticator;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -11,6 +12,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 
 /**
  * {@code GET /metrics} in the Prometheus text format, to whoever {@link MetricsAccess} lets in. A
@@ -41,6 +43,11 @@ public final class MetricsServlet extends HttpServlet {
     if (!"GET".equals(request.getMethod())) {
       response.setHeader("Allow", "GET");
       problem(response, Problem.of(ProblemType.METHOD_NOT_ALLOWED, "use GET on /metrics"));
+      return;
+    }
+    Optional<Problem> several = AuthorizationHeader.several(request);
+    if (access != MetricsAccess.OPEN && several.isPresent()) {
+      problem(response, several.get());
       return;
     }
     if (!allowed(request)) {

@@ -17,7 +17,8 @@ import java.util.OptionalLong;
 
 /**
  * The reference tool {@code create-note}: inserts one note in the ledger's database, inside the
- * ledger's transaction, and answers {@code 201 {"id", "title", "body"}}.
+ * ledger's transaction, and answers {@code 201 {"id", "title", "body"}}. A note's id is counted per
+ * tenant (see {@link NotesTables}): the first note of every tenant is 1.
  *
  * <p>With a per-tenant quota configured, a create beyond it is a definitive business error ({@code
  * 409}, type {@value #QUOTA_EXCEEDED}) after which nothing was written; it is recorded and replayed
@@ -113,22 +114,7 @@ public final class NotesTool implements TransactionalTool {
           "this tenant already has " + quotaPerTenant.getAsLong() + " notes; no note was created");
       return ToolResponse.of(409, problem);
     }
-    long id;
-    try (PreparedStatement ps =
-        context
-            .connection()
-            .prepareStatement(
-                "INSERT INTO notes (tenant, title, body, created_at) VALUES (?, ?, ?, ?)"
-                    + " RETURNING id")) {
-      ps.setString(1, context.tenant().value());
-      ps.setString(2, title);
-      ps.setString(3, body);
-      ps.setLong(4, context.now().toEpochMilli());
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        id = rs.getLong(1);
-      }
-    }
+    long id = insert(context, title, body);
     ObjectNode note = JsonNodeFactory.instance.objectNode();
     note.put("id", id);
     note.put("title", title);
@@ -146,6 +132,44 @@ public final class NotesTool implements TransactionalTool {
       note.put("attachmentEvent", eventId);
     }
     return ToolResponse.of(201, note);
+  }
+
+  /**
+   * Inserts the note under the tenant's next number and returns it. The number is counted per
+   * tenant, so it tells a tenant nothing about the others; the tenant's row in {@code
+   * notes_tenants} is written first, which on PostgreSQL holds a concurrent create of the same
+   * tenant until this transaction ends, so the two never read the same highest number. (The unique
+   * index on {@code (tenant, number)} would refuse a duplicate anyway.)
+   */
+  private static long insert(TransactionContext context, String title, String body)
+      throws Exception {
+    String tenant = context.tenant().value();
+    try (PreparedStatement ps =
+        context
+            .connection()
+            .prepareStatement(
+                "INSERT INTO notes_tenants (tenant, created) VALUES (?, 1) ON CONFLICT (tenant)"
+                    + " DO UPDATE SET created = notes_tenants.created + 1")) {
+      ps.setString(1, tenant);
+      ps.executeUpdate();
+    }
+    try (PreparedStatement ps =
+        context
+            .connection()
+            .prepareStatement(
+                "INSERT INTO notes (tenant, number, title, body, created_at) VALUES (?,"
+                    + " (SELECT COALESCE(MAX(number), 0) + 1 FROM notes WHERE tenant = ?), ?, ?, ?)"
+                    + " RETURNING number")) {
+      ps.setString(1, tenant);
+      ps.setString(2, tenant);
+      ps.setString(3, title);
+      ps.setString(4, body);
+      ps.setLong(5, context.now().toEpochMilli());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
   }
 
   private static long count(TransactionContext context) throws Exception {

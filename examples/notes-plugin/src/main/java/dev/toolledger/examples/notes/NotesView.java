@@ -13,6 +13,8 @@ import java.util.Map;
 /**
  * {@code GET /v1/notes[?after=ID][&limit=N]}: the caller's notes in id order, a page at a time
  * (default 100, at most 1000). {@code next} is the {@code after} value of the next page, or null.
+ * Ids are the tenant's own note numbers (see {@link NotesTables}); a page is read with the index on
+ * {@code (tenant, number)}.
  */
 public final class NotesView implements ReadView {
   static final int DEFAULT_LIMIT = 100;
@@ -34,8 +36,8 @@ public final class NotesView implements ReadView {
         context
             .connection()
             .prepareStatement(
-                "SELECT id, title, body FROM notes WHERE tenant = ? AND id > ? ORDER BY id"
-                    + " LIMIT ?")) {
+                "SELECT number, title, body FROM notes WHERE tenant = ? AND number > ?"
+                    + " ORDER BY number LIMIT ?")) {
       ps.setString(1, context.tenant().value());
       ps.setLong(2, after);
       ps.setInt(3, limit + 1);
@@ -46,7 +48,7 @@ public final class NotesView implements ReadView {
             root.put("next", last);
             return root;
           }
-          last = rs.getLong("id");
+          last = rs.getLong("number");
           notes
               .addObject()
               .put("id", last)
