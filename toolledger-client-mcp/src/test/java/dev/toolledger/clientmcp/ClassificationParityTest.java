@@ -84,6 +84,7 @@ class ClassificationParityTest {
     EXPECTED.put(ProblemType.TOOL_UNAVAILABLE, Kind.RETRY);
     EXPECTED.put(ProblemType.INTERNAL, Kind.RETRY);
     EXPECTED.put(ProblemType.STORE_BUSY, Kind.RETRY);
+    EXPECTED.put(ProblemType.STORE_UNAVAILABLE, Kind.RETRY);
     // Transport-level refusals of /mcp (problem documents before JSON-RPC starts), by status.
     EXPECTED.put(ProblemType.BAD_REQUEST, Kind.REJECTED);
     EXPECTED.put(ProblemType.FORBIDDEN_ORIGIN, Kind.REJECTED);
@@ -97,6 +98,7 @@ class ClassificationParityTest {
           ProblemType.IN_PROGRESS,
           ProblemType.TOOL_UNAVAILABLE,
           ProblemType.STORE_BUSY,
+          ProblemType.STORE_UNAVAILABLE,
           ProblemType.RATE_LIMITED);
 
   @ParameterizedTest(name = "{0}")
