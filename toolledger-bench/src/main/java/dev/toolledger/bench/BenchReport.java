@@ -66,6 +66,10 @@ public final class BenchReport {
         }
         // No target for MCP: reported so its cost against HTTP is visible.
         ratio(ratios, store, threads, "mcp-keyed-create", "http-keyed-create", 0);
+        // Where MCP's cost lies: the server's MCP path over the HTTP API's (both driven by the
+        // harness's own sockets), and the SDK's client over raw JSON-RPC on the same transport.
+        ratio(ratios, store, threads, "mcp-raw-keyed-create", "http-keyed-create", 0);
+        ratio(ratios, store, threads, "mcp-keyed-create", "mcp-raw-keyed-create", 0);
       }
     }
     return ratios;
@@ -95,18 +99,18 @@ public final class BenchReport {
   /** The table, the ratios and the disk's limit, for people. */
   public void print(PrintStream out) {
     out.printf(
-        "%-14s %7s  %-18s %11s %9s %9s %8s%n",
+        "%-14s %7s  %-20s %11s %9s %9s %8s%n",
         "store", "threads", "scenario", "ops/s", "p50 ms", "p99 ms", "errors");
     for (Measurement m : results) {
       out.printf(
-          "%-14s %7d  %-18s %11.1f %9.3f %9.3f %8d%n",
+          "%-14s %7d  %-20s %11.1f %9.3f %9.3f %8d%n",
           m.store, m.threads, m.scenario, m.opsPerSec(), m.p50Ms(), m.p99Ms(), m.failures);
     }
     out.println();
-    out.printf("%-56s %8s %8s%n", "ratio (store/threads/a:b)", "value", "target");
+    out.printf("%-58s %8s %8s%n", "ratio (store/threads/a:b)", "value", "target");
     for (Ratio ratio : ratios()) {
       out.printf(
-          "%-56s %8.2f %8s %s%n",
+          "%-58s %8.2f %8s %s%n",
           ratio.name(),
           ratio.value(),
           ratio.target() > 0 ? ">= " + ratio.target() : "-",

@@ -1,6 +1,7 @@
 package dev.toolledger.bench;
 
 import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -14,13 +15,15 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The benchmark's HTTP clients: one persistent HTTP/1.1 connection per client thread, requests
- * written as bytes and responses read by {@code Content-Length}, the way a load generator such as
- * wrk works. The JDK's {@code HttpClient} costs more CPU per request than the server's whole
- * request handling; on a small machine, where clients and server share the cores, it measured the
- * client instead of the server (see the README's benchmark section).
+ * written as bytes and responses read by {@code Content-Length} (or, for MCP's event streams, by
+ * chunks), the way a load generator such as wrk works. The JDK's {@code HttpClient} costs more CPU
+ * per request than the server's whole request handling; on a small machine, where clients and
+ * server share the cores, it measured the client instead of the server (see the README's benchmark
+ * section).
  *
  * <p>Not a general HTTP client: it expects a server that answers every request with a {@code
- * Content-Length} body and keeps the connection open, which the ToolLedger server does.
+ * Content-Length} or a chunked body that ends, and keeps the connection open, which the ToolLedger
+ * server does (an MCP answer to one request is one SSE event in a chunked body that then ends).
  */
 final class Http1Clients implements AutoCloseable {
   private final InetSocketAddress address;
@@ -32,22 +35,42 @@ final class Http1Clients implements AutoCloseable {
     this.host = base.getHost() + ":" + base.getPort();
   }
 
-  /** A response: its status and the value of {@code Idempotent-Replayed}, or null. */
-  record Response(int status, String replayed) {}
+  /**
+   * A response: its status, the values of {@code Idempotent-Replayed}, {@code Content-Type} and
+   * {@code Mcp-Session-Id} (each null when absent), and its body as text when it was asked for
+   * (null otherwise: the body is then skipped, not decoded).
+   */
+  record Response(int status, String replayed, String contentType, String sessionId, String body) {}
 
-  /** Sends a POST on the connection of client {@code client} and reads the whole response. */
+  /** Sends a POST on the connection of client {@code client}; skips the response's body. */
   Response post(int client, String path, Map<String, String> headers, byte[] body)
       throws IOException {
-    return send(client, "POST", path, headers, body);
+    return send(client, "POST", path, headers, body, false);
   }
 
-  /** Sends a GET on the connection of client {@code client} and reads the whole response. */
+  /** Sends a POST on the connection of client {@code client} and returns the body too. */
+  Response postReadingBody(int client, String path, Map<String, String> headers, byte[] body)
+      throws IOException {
+    return send(client, "POST", path, headers, body, true);
+  }
+
+  /** Sends a GET on the connection of client {@code client}; skips the response's body. */
   Response get(int client, String path, Map<String, String> headers) throws IOException {
-    return send(client, "GET", path, headers, new byte[0]);
+    return send(client, "GET", path, headers, new byte[0], false);
+  }
+
+  /** Sends a DELETE on the connection of client {@code client}; skips the response's body. */
+  Response delete(int client, String path, Map<String, String> headers) throws IOException {
+    return send(client, "DELETE", path, headers, new byte[0], false);
   }
 
   private Response send(
-      int client, String method, String path, Map<String, String> headers, byte[] body)
+      int client,
+      String method,
+      String path,
+      Map<String, String> headers,
+      byte[] body,
+      boolean readBody)
       throws IOException {
     Connection connection = connections.get(client);
     if (connection == null) {
@@ -69,7 +92,8 @@ final class Http1Clients implements AutoCloseable {
     }
     head.append("\r\n");
     try {
-      return connection.exchange(head.toString().getBytes(StandardCharsets.US_ASCII), body);
+      return connection.exchange(
+          head.toString().getBytes(StandardCharsets.US_ASCII), body, readBody);
     } catch (IOException e) {
       connections.remove(client);
       connection.close();
@@ -97,7 +121,7 @@ final class Http1Clients implements AutoCloseable {
       in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);
     }
 
-    Response exchange(byte[] head, byte[] body) throws IOException {
+    Response exchange(byte[] head, byte[] body, boolean readBody) throws IOException {
       byte[] request = new byte[head.length + body.length];
       System.arraycopy(head, 0, request, 0, head.length);
       System.arraycopy(body, 0, request, head.length, body.length);
@@ -109,7 +133,10 @@ final class Http1Clients implements AutoCloseable {
       }
       int status = Integer.parseInt(statusLine.substring(9, 12));
       int length = -1;
+      boolean chunked = false;
       String replayed = null;
+      String contentType = null;
+      String sessionId = null;
       for (String line = line(); !line.isEmpty(); line = line()) {
         int colon = line.indexOf(':');
         if (colon < 0) {
@@ -121,13 +148,52 @@ final class Http1Clients implements AutoCloseable {
           length = Integer.parseInt(value);
         } else if (name.equals("idempotent-replayed")) {
           replayed = value;
+        } else if (name.equals("content-type")) {
+          contentType = value;
+        } else if (name.equals("mcp-session-id")) {
+          sessionId = value;
+        } else if (name.equals("transfer-encoding")) {
+          chunked = value.toLowerCase(Locale.ROOT).endsWith("chunked");
         }
       }
-      if (length < 0) {
-        throw new IOException("a response without Content-Length");
+      String text;
+      if (chunked) {
+        text = chunkedBody(readBody);
+      } else if (length < 0) {
+        throw new IOException("a response without Content-Length or chunks");
+      } else if (readBody) {
+        text = new String(in.readNBytes(length), StandardCharsets.UTF_8);
+      } else {
+        in.skipNBytes(length);
+        text = null;
       }
-      in.skipNBytes(length);
-      return new Response(status, replayed);
+      return new Response(status, replayed, contentType, sessionId, text);
+    }
+
+    /** Reads a chunked body to its last chunk and trailers; returns it if asked, else null. */
+    private String chunkedBody(boolean keep) throws IOException {
+      ByteArrayOutputStream body = keep ? new ByteArrayOutputStream(512) : null;
+      while (true) {
+        String sizeLine = line();
+        int extension = sizeLine.indexOf(';');
+        int size =
+            Integer.parseInt(
+                (extension < 0 ? sizeLine : sizeLine.substring(0, extension)).trim(), 16);
+        if (size == 0) {
+          while (!line().isEmpty()) {
+            // Trailer fields: none expected, none needed.
+          }
+          return keep ? body.toString(StandardCharsets.UTF_8) : null;
+        }
+        if (keep) {
+          body.write(in.readNBytes(size));
+        } else {
+          in.skipNBytes(size);
+        }
+        if (!line().isEmpty()) {
+          throw new IOException("a chunk longer than its size line said");
+        }
+      }
     }
 
     private String line() throws IOException {

@@ -13,6 +13,7 @@ import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import io.modelcontextprotocol.spec.ProtocolVersions;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.sql.PreparedStatement;
@@ -38,7 +39,8 @@ final class Scenarios {
           "keyed-floor",
           "http-keyed-create",
           "http-replay",
-          "mcp-keyed-create");
+          "mcp-keyed-create",
+          "mcp-raw-keyed-create");
 
   static List<Scenario> all(Target target) {
     AtomicLong keys = target.keys;
@@ -51,7 +53,8 @@ final class Scenarios {
         new KeyedFloor(target, keys),
         new HttpKeyedCreate(target, keys),
         new HttpReplay(target),
-        new McpKeyedCreate(target, keys));
+        new McpKeyedCreate(target, keys),
+        new McpRawKeyedCreate(target, keys));
   }
 
   /**
@@ -523,6 +526,158 @@ final class Scenarios {
         }
       }
       clients.clear();
+    }
+  }
+
+  /**
+   * {@code mcp-keyed-create} without the SDK's client: the same {@code tools/call create-note}
+   * through {@code /mcp} (Streamable HTTP), written as raw JSON-RPC POSTs on the harness's own
+   * HTTP/1.1 sockets ({@link Http1Clients}, as {@code http-keyed-create} uses). Each client thread
+   * holds one initialized session ({@code initialize}, then {@code notifications/initialized}, on
+   * its first call, which falls in the warm-up round); each call is then one POST whose answer, one
+   * SSE event or one JSON body, is parsed and checked to be a success that was not replayed. Set
+   * against {@code mcp-keyed-create} it isolates what the SDK's client costs; against {@code
+   * http-keyed-create}, what the server's MCP path costs beyond the HTTP API's.
+   */
+  static final class McpRawKeyedCreate implements Scenario, AutoCloseable {
+    private static final String PROTOCOL_VERSION = ProtocolVersions.MCP_2025_11_25;
+    private final Target target;
+    private final AtomicLong keys;
+    private final Http1Clients http;
+    private final String path;
+    // A token of its own: sessions are counted per token (McpOptions.maxSessionsPerToken), and
+    // mcp-keyed-create holds one per client thread on the target's token at the same time.
+    private final String token;
+    private final Map<Integer, String> sessions = new ConcurrentHashMap<>();
+
+    McpRawKeyedCreate(Target target, AtomicLong keys) {
+      this.target = target;
+      this.keys = keys;
+      URI mcp = target.app.mcpUri().orElseThrow();
+      this.http = new Http1Clients(mcp);
+      this.path = mcp.getRawPath();
+      this.token = target.app.tokens().issue(Target.TENANT, "bench-mcp-raw").token();
+    }
+
+    @Override
+    public String name() {
+      return "mcp-raw-keyed-create";
+    }
+
+    @Override
+    public boolean remote() {
+      return true;
+    }
+
+    @Override
+    public void run(int thread, long sequence) throws Exception {
+      String session = sessions.get(thread);
+      if (session == null) {
+        session = open(thread);
+        sessions.put(thread, session);
+      }
+      String key = newKey(target, keys);
+      // The key is the harness's own ("k-<hex>-<n>"): nothing in it needs escaping.
+      String call =
+          "{\"jsonrpc\":\"2.0\",\"id\":"
+              + (sequence + 2)
+              + ",\"method\":\"tools/call\",\"params\":{\"name\":\"create-note\","
+              + "\"arguments\":"
+              + Target.NOTE
+              + ",\"_meta\":{\""
+              + McpConventions.OPERATION_KEY
+              + "\":\""
+              + key
+              + "\"}}}";
+      Http1Clients.Response response =
+          http.postReadingBody(
+              thread, path, headers(session), call.getBytes(StandardCharsets.UTF_8));
+      JsonNode result = answer(response).path("result");
+      JsonNode meta = result.path("_meta");
+      if (result.path("isError").asBoolean(true)
+          || !meta.path(McpConventions.REPLAYED).isBoolean()
+          || meta.path(McpConventions.REPLAYED).asBoolean()
+          || !key.equals(meta.path(McpConventions.OPERATION_KEY).asText())) {
+        throw new IllegalStateException("MCP call failed or replayed: " + result);
+      }
+    }
+
+    /** Initializes a session on client {@code thread}'s connection; returns its id. */
+    private String open(int thread) throws Exception {
+      String initialize =
+          "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+              + "\"protocolVersion\":\""
+              + PROTOCOL_VERSION
+              + "\",\"capabilities\":{},"
+              + "\"clientInfo\":{\"name\":\"toolledger-bench\",\"version\":\"1\"}}}";
+      Http1Clients.Response response =
+          http.postReadingBody(
+              thread, path, headers(null), initialize.getBytes(StandardCharsets.UTF_8));
+      if (answer(response).path("result").path("protocolVersion").isMissingNode()
+          || response.sessionId() == null) {
+        throw new IllegalStateException("MCP initialize answered without a session");
+      }
+      String session = response.sessionId();
+      Http1Clients.Response initialized =
+          http.post(
+              thread,
+              path,
+              headers(session),
+              "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"
+                  .getBytes(StandardCharsets.UTF_8));
+      if (initialized.status() != 202) {
+        throw new IllegalStateException(
+            "MCP notifications/initialized answered " + initialized.status());
+      }
+      return session;
+    }
+
+    private Map<String, String> headers(String session) {
+      Map<String, String> headers = new java.util.LinkedHashMap<>();
+      headers.put("Authorization", "Bearer " + token);
+      headers.put("Content-Type", "application/json");
+      headers.put("Accept", "application/json, text/event-stream");
+      headers.put("MCP-Protocol-Version", PROTOCOL_VERSION);
+      if (session != null) {
+        headers.put("Mcp-Session-Id", session);
+      }
+      return headers;
+    }
+
+    /** The JSON-RPC message of a 200 answer: the data of its one SSE event, or its JSON body. */
+    private static JsonNode answer(Http1Clients.Response response) {
+      String body = response.body();
+      if (response.status() != 200 || body == null) {
+        throw new IllegalStateException("MCP answered HTTP " + response.status());
+      }
+      String type = response.contentType() == null ? "" : response.contentType();
+      if (!type.startsWith("text/event-stream")) {
+        return Json.parse(body);
+      }
+      StringBuilder data = new StringBuilder(body.length());
+      for (String line : body.split("\r?\n")) {
+        if (line.startsWith("data:")) {
+          if (data.length() > 0) {
+            data.append('\n');
+          }
+          data.append(line, line.startsWith("data: ") ? 6 : 5, line.length());
+        }
+      }
+      return Json.parse(data.toString());
+    }
+
+    @Override
+    public void close() {
+      sessions.forEach(
+          (thread, session) -> {
+            try {
+              http.delete(thread, path, headers(session));
+            } catch (Exception e) {
+              // The node is shutting down anyway; nothing was measured here.
+            }
+          });
+      sessions.clear();
+      http.close();
     }
   }
 

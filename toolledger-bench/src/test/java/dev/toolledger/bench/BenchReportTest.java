@@ -110,6 +110,8 @@ class BenchReportTest {
                 Map.entry("sqlite-full/1/keyed-create:keyed-floor", 0.0),
                 Map.entry("sqlite-full/1/http-keyed-create:keyed-create", 0.7),
                 Map.entry("sqlite-full/1/mcp-keyed-create:http-keyed-create", 0.0),
+                Map.entry("sqlite-full/1/mcp-raw-keyed-create:http-keyed-create", 0.0),
+                Map.entry("sqlite-full/1/mcp-keyed-create:mcp-raw-keyed-create", 0.0),
                 // NORMAL may lose the last commits on power loss, so it has no target against
                 // the bare insert.
                 Map.entry("sqlite-normal/1/keyed-create:bare-insert", 0.0),
@@ -118,7 +120,9 @@ class BenchReportTest {
                 Map.entry("sqlite-normal/1/keyed-floor:bare-insert", 0.0),
                 Map.entry("sqlite-normal/1/keyed-create:keyed-floor", 0.0),
                 Map.entry("sqlite-normal/1/http-keyed-create:keyed-create", 0.7),
-                Map.entry("sqlite-normal/1/mcp-keyed-create:http-keyed-create", 0.0)));
+                Map.entry("sqlite-normal/1/mcp-keyed-create:http-keyed-create", 0.0),
+                Map.entry("sqlite-normal/1/mcp-raw-keyed-create:http-keyed-create", 0.0),
+                Map.entry("sqlite-normal/1/mcp-keyed-create:mcp-raw-keyed-create", 0.0)));
   }
 
   @Test
@@ -162,6 +166,26 @@ class BenchReportTest {
             "sqlite-full/1/mcp-keyed-create:http-keyed-create",
             "sqlite-full/4/mcp-keyed-create:http-keyed-create",
             "sqlite-full/16/mcp-keyed-create:http-keyed-create");
+  }
+
+  @Test
+  void mcpCostIsSplitBetweenTheSdkClientAndTheServersMcpPath() {
+    for (int threads : List.of(1, 16)) {
+      measure("sqlite-full", "http-keyed-create", threads, 1000);
+      measure("sqlite-full", "mcp-raw-keyed-create", threads, 500);
+      measure("sqlite-full", "mcp-keyed-create", threads, 100);
+    }
+
+    Map<String, Ratio> ratios = ratios();
+
+    // Raw JSON-RPC over /mcp against the HTTP API: what the server's MCP path costs.
+    assertThat(ratios.get("sqlite-full/16/mcp-raw-keyed-create:http-keyed-create").value())
+        .isCloseTo(0.5, within(1e-9));
+    // The SDK's client against raw JSON-RPC on the same transport: what the client costs.
+    assertThat(ratios.get("sqlite-full/1/mcp-keyed-create:mcp-raw-keyed-create").value())
+        .isCloseTo(0.2, within(1e-9));
+    assertThat(ratioLine("sqlite-full/16/mcp-keyed-create:mcp-raw-keyed-create"))
+        .containsExactly("sqlite-full/16/mcp-keyed-create:mcp-raw-keyed-create", "0.20", "-");
   }
 
   @Test

@@ -22,8 +22,9 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     subcommands = {BenchCommand.Scale.class, BenchCommand.Memory.class},
     description =
-        "Measure the ledger's scenarios (bare-insert, keyed-create, replay, two-phase,"
-            + " keyed-floor, http-keyed-create, http-replay, mcp-keyed-create) interleaved on"
+        "Measure the ledger's scenarios (bare-insert, keyed-create, keyed-create-limited,"
+            + " replay, two-phase, keyed-floor, http-keyed-create, http-replay, mcp-keyed-create"
+            + " with the MCP SDK's client, mcp-raw-keyed-create with raw JSON-RPC) interleaved on"
             + " SQLite FULL and NORMAL and, with a PostgreSQL --db, on PostgreSQL; print ops/s,"
             + " p50, p99, the ratios, CPU per operation and operations per commit.")
 final class BenchCommand implements Callable<Integer> {
