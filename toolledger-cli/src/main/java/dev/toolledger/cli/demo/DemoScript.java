@@ -250,7 +250,12 @@ public final class DemoScript {
                 relay ->
                     relay
                         .pollInterval(Duration.ofMillis(50))
-                        .backoff(Duration.ofMillis(50), Duration.ofMillis(500)))
+                        .backoff(Duration.ofMillis(50), Duration.ofMillis(500))
+                        // The restart in step 7 can stop a relay in the middle of a batch; the
+                        // events it had claimed wait for their claim to lapse before the next
+                        // relay takes them (60 s by default). A short claim keeps the story short;
+                        // deliveries here take milliseconds.
+                        .claimLease(Duration.ofSeconds(3)))
             .toolDecorator(
                 tool -> new FailAfterEffect((TransactionalTool) tool, injectFailure::get))
             .start();
