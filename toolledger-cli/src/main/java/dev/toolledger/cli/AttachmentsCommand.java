@@ -45,15 +45,7 @@ final class AttachmentsCommand {
     @Override
     public Integer call() throws Exception {
       AttachmentService service = AttachmentService.start(db, bind, port);
-      CountDownLatch stopped = new CountDownLatch(1);
-      Runtime.getRuntime()
-          .addShutdownHook(
-              new Thread(
-                  () -> {
-                    service.close();
-                    stopped.countDown();
-                  },
-                  "attachments-shutdown"));
+      CountDownLatch stopped = StopSignal.onStop("attachments-shutdown", service::close);
       System.out.println("toolledger attachments: serving " + service.endpoint());
       System.out.flush();
       stopped.await();

@@ -55,15 +55,7 @@ final class ExampleInvoicesCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     InvoiceService service = InvoiceService.start(port, System.out);
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  service.close();
-                  stopped.countDown();
-                },
-                "example-invoices-shutdown"));
+    CountDownLatch stopped = StopSignal.onStop("example-invoices-shutdown", service::close);
     System.out.println("example invoice service on http://127.0.0.1:" + service.port());
     System.out.flush();
     stopped.await();

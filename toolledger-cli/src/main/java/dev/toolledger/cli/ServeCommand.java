@@ -212,17 +212,14 @@ final class ServeCommand implements Callable<Integer> {
       store.close();
       throw e;
     }
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  System.out.println("toolledger: stopping; letting requests in flight finish");
-                  app.close();
-                  store.close();
-                  stopped.countDown();
-                },
-                "toolledger-shutdown"));
+    CountDownLatch stopped =
+        StopSignal.onStop(
+            "toolledger-shutdown",
+            () -> {
+              System.out.println("toolledger: stopping; letting requests in flight finish");
+              app.close();
+              store.close();
+            });
     String durability =
         store.dialect() == SqlDialect.SQLITE ? ", synchronous=" + database.synchronous : "";
     System.out.println(

@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.toolledger.api.ExternalTool;
-import dev.toolledger.declarative.http.Http.Reply;
+import dev.toolledger.declarative.Http;
+import dev.toolledger.declarative.Http.Reply;
 import dev.toolledger.declarative.http.InvoiceService.Next;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;

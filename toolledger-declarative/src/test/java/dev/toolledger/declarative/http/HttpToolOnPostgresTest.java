@@ -3,7 +3,8 @@ package dev.toolledger.declarative.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.toolledger.declarative.http.Http.Reply;
+import dev.toolledger.declarative.Http;
+import dev.toolledger.declarative.Http.Reply;
 import dev.toolledger.declarative.http.InvoiceService.Next;
 import dev.toolledger.jdbc.testing.PostgresTestDatabase;
 import java.nio.file.Path;
