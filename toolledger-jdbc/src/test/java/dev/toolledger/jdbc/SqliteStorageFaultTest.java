@@ -23,6 +23,7 @@ import dev.toolledger.core.operation.OperationRecord;
 import dev.toolledger.core.operation.OperationState;
 import dev.toolledger.core.store.StoreUnavailableException;
 import dev.toolledger.core.tool.ToolRegistry;
+import dev.toolledger.jdbc.testing.ImmutableFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -33,7 +34,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -60,8 +60,7 @@ class SqliteStorageFaultTest {
       assertThat(create(engine, "before")).isInstanceOf(ExecutionOutcome.Executed.class);
       Path wal = Path.of(file + "-wal");
       assertThat(wal).exists();
-      Assumptions.assumeTrue(
-          chattr("+i", file) && chattr("+i", wal), "chattr +i is not available here");
+      ImmutableFiles.makeImmutableOrSkip(file, wal);
       try {
         // The pool grows during the fault, as it does under load: those connections are opened
         // read-only and stay so.
@@ -79,8 +78,7 @@ class SqliteStorageFaultTest {
             .isNotInstanceOf(ToolExecutionException.class);
         assertThat(store.probeWrite()).get().asString().startsWith("the ledger cannot write");
       } finally {
-        chattr("-i", file);
-        chattr("-i", wal);
+        ImmutableFiles.makeWritable(file, wal);
       }
 
       assertThat(store.probeWrite()).as("health once the file is writable again").isEmpty();
@@ -238,17 +236,6 @@ class SqliteStorageFaultTest {
         ResultSet rs = st.executeQuery(sql)) {
       rs.next();
       return rs.getLong(1);
-    }
-  }
-
-  private static boolean chattr(String flag, Path file) {
-    try {
-      Process p =
-          new ProcessBuilder("chattr", flag, file.toString()).redirectErrorStream(true).start();
-      p.getInputStream().readAllBytes();
-      return p.waitFor() == 0;
-    } catch (Exception e) {
-      return false;
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.toolledger.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolledger.jdbc.testing.ImmutableFiles;
 import dev.toolledger.jdbc.testing.PostgresTestDatabase;
 import dev.toolledger.server.Http.Reply;
 import java.nio.file.Files;
@@ -10,7 +11,6 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,8 +34,7 @@ class StorageFaultHttpTest {
       String acme = fixture.token("acme");
       assertThat(note(fixture, acme, "n-1").status()).isEqualTo(201);
       Path wal = Path.of(fixture.database + "-wal");
-      Assumptions.assumeTrue(
-          chattr("+i", fixture.database) && chattr("+i", wal), "chattr +i is not available here");
+      ImmutableFiles.makeImmutableOrSkip(fixture.database, wal);
       try {
         growPool(fixture);
         Reply during = note(fixture, acme, "n-2");
@@ -48,8 +47,7 @@ class StorageFaultHttpTest {
         assertThat(health.json().get("status").asText()).isEqualTo("unavailable");
         assertThat(health.json().get("reason").asText()).startsWith("the ledger cannot write");
       } finally {
-        chattr("-i", fixture.database);
-        chattr("-i", wal);
+        ImmutableFiles.makeWritable(fixture.database, wal);
       }
 
       awaitHealthy(fixture);
@@ -143,16 +141,5 @@ class StorageFaultHttpTest {
       Thread.sleep(100);
     } while (System.nanoTime() < deadline);
     throw new AssertionError("not healthy after the storage recovered: " + health.body());
-  }
-
-  private static boolean chattr(String flag, Path file) {
-    try {
-      Process p =
-          new ProcessBuilder("chattr", flag, file.toString()).redirectErrorStream(true).start();
-      p.getInputStream().readAllBytes();
-      return p.waitFor() == 0;
-    } catch (Exception e) {
-      return false;
-    }
   }
 }
