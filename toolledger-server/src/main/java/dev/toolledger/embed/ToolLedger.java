@@ -12,11 +12,11 @@ import dev.toolledger.core.json.Json;
 import dev.toolledger.jdbc.DatabaseLocation;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.PostgresOptions;
+import dev.toolledger.jdbc.SqliteOptions;
 import dev.toolledger.jdbc.Synchronous;
 import dev.toolledger.server.ServerConfig;
 import dev.toolledger.server.ToolLedgerApp;
 import java.net.URI;
-import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -194,7 +194,7 @@ public final class ToolLedger implements AutoCloseable {
           location.open(
               java.util.List.of(),
               synchronous,
-              Duration.ofSeconds(5),
+              SqliteOptions.DEFAULT_BUSY_TIMEOUT,
               PostgresOptions.DEFAULT_CLAIM_WAIT);
       try {
         ToolLedgerApp.Builder builder =

@@ -332,45 +332,7 @@ public final class ToolLedgerApp implements AutoCloseable {
 
     /** Starts the HTTP server (with the MCP endpoint unless turned off). */
     public ToolLedgerApp start() {
-      PluginRegistration registration = registerPlugins();
-      ToolRegistry registry = tools(registration);
-      Observability observability =
-          Observability.create(store, name -> registry.find(name).isPresent(), clock, staleAfter);
-      LedgerEngine engine = engine(registry, observability.listener());
-      Tokens tokens = new Tokens(store, clock, tokenCacheTtl);
-      ToolLedgerServer server;
-      try {
-        ToolLedgerServer.Builder serverBuilder = ToolLedgerServer.builder(engine, tokens);
-        registration
-            .readEndpoints(store.dataSource(), store.dialect())
-            .forEach(serverBuilder::readEndpoint);
-        server =
-            serverBuilder
-                .config(serverConfig)
-                .health(new DatabaseHealthCheck(store))
-                .mcp(mcp)
-                .mount(
-                    context ->
-                        mountOperations(
-                            context,
-                            observability,
-                            engine,
-                            operators.or(OperatorAuthenticator.tokens(tokens))))
-                .start();
-      } catch (RuntimeException e) {
-        observability.close();
-        throw e;
-      }
-      observability.bindHttpThreads(server.threadPool());
-      return new ToolLedgerApp(
-          store,
-          engine,
-          tokens,
-          Optional.of(server),
-          relay(),
-          recovery(engine, observability::onRecovery),
-          sweeper(engine),
-          observability);
+      return assemble(true);
     }
 
     /**
@@ -378,17 +340,48 @@ public final class ToolLedgerApp implements AutoCloseable {
      * workers (outbox relay, recovery, retention sweeper).
      */
     public ToolLedgerApp startWithoutHttp() {
+      return assemble(false);
+    }
+
+    private ToolLedgerApp assemble(boolean http) {
       PluginRegistration registration = registerPlugins();
       ToolRegistry registry = tools(registration);
       Observability observability =
           Observability.create(store, name -> registry.find(name).isPresent(), clock, staleAfter);
       LedgerEngine engine = engine(registry, observability.listener());
       Tokens tokens = new Tokens(store, clock, tokenCacheTtl);
+      Optional<ToolLedgerServer> server = Optional.empty();
+      if (http) {
+        try {
+          ToolLedgerServer.Builder serverBuilder = ToolLedgerServer.builder(engine, tokens);
+          registration
+              .readEndpoints(store.dataSource(), store.dialect())
+              .forEach(serverBuilder::readEndpoint);
+          server =
+              Optional.of(
+                  serverBuilder
+                      .config(serverConfig)
+                      .health(new DatabaseHealthCheck(store))
+                      .mcp(mcp)
+                      .mount(
+                          context ->
+                              mountOperations(
+                                  context,
+                                  observability,
+                                  engine,
+                                  operators.or(OperatorAuthenticator.tokens(tokens))))
+                      .start());
+        } catch (RuntimeException e) {
+          observability.close();
+          throw e;
+        }
+        observability.bindHttpThreads(server.get().threadPool());
+      }
       return new ToolLedgerApp(
           store,
           engine,
           tokens,
-          Optional.empty(),
+          server,
           relay(),
           recovery(engine, observability::onRecovery),
           sweeper(engine),
