@@ -97,6 +97,12 @@ public final class ApiServlet extends HttpServlet {
         }
         return;
       }
+      if (path.equals(OpenApiDocument.PATH) && request.getHeader("Authorization") == null) {
+        if (requireMethod(method, "GET", response)) {
+          json(response, 200, OpenApiDocument.of(List.of(), List.of()));
+        }
+        return;
+      }
       Optional<Problem> several = AuthorizationHeader.several(request);
       if (several.isPresent()) {
         problem(response, several.get());
@@ -149,6 +155,10 @@ public final class ApiServlet extends HttpServlet {
           }
         } else {
           problem(response, Problem.of(ProblemType.NOT_FOUND, "no resource at " + path));
+        }
+      } else if (path.equals(OpenApiDocument.PATH)) {
+        if (requireMethod(method, "GET", response)) {
+          openApi(principal.get(), response);
         }
       } else if (reads.containsKey(path)) {
         if (requireMethod(method, "GET", response)
@@ -521,6 +531,18 @@ public final class ApiServlet extends HttpServlet {
       entry.put("retentionSeconds", engine.retention(tool.descriptor()).toSeconds());
     }
     json(response, 200, root);
+  }
+
+  /** The OpenAPI document with the tools this token may call, like {@link #listTools}. */
+  private void openApi(Principal principal, HttpServletResponse response) throws IOException {
+    List<dev.toolledger.api.ToolDescriptor> tools =
+        engine.tools().all().stream()
+            .map(RegisteredTool::descriptor)
+            .filter(tool -> principal.mayCall(tool.name()))
+            .toList();
+    List<String> views =
+        principal.mayRead() ? reads.keySet().stream().sorted().toList() : List.of();
+    json(response, 200, OpenApiDocument.of(tools, views));
   }
 
   private void read(

@@ -54,7 +54,7 @@ final class Paths {
       return "/v1/tools/{tool}";
     }
     return switch (path) {
-      case "/v1/tools", "/v1/notes", "/health" -> path;
+      case "/v1/tools", "/v1/notes", "/health", "/openapi.json" -> path;
       default -> "(another path)";
     };
   }
