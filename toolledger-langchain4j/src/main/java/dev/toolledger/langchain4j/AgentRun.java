@@ -1,6 +1,7 @@
 package dev.toolledger.langchain4j;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
 import dev.toolledger.client.journal.Action;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,11 +53,7 @@ final class AgentRun {
               + " run is replayed after a restart");
     }
     try {
-      Action.of(
-          runId,
-          STEP_PREFIX + 1,
-          "probe",
-          com.fasterxml.jackson.databind.node.NullNode.getInstance());
+      Action.of(runId, STEP_PREFIX + 1, "probe", NullNode.getInstance());
     } catch (IllegalArgumentException e) {
       throw new IllegalStateException(
           "the run id is not usable as a journal workflow id: "

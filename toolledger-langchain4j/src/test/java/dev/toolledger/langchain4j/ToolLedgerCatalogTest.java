@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.langchain4j.agent.tool.ToolSpecification;
 import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
+import dev.toolledger.client.ToolLedgerClient;
+import dev.toolledger.client.journal.ActionJournal;
 import dev.toolledger.core.json.Json;
 import java.net.URI;
 import java.nio.file.Path;
@@ -74,20 +76,18 @@ class ToolLedgerCatalogTest {
         .hasMessageContaining("client is required");
     ToolSpecification tool =
         ToolLedgerCatalog.specification("t", "", Json.parse("{\"type\":\"object\"}"));
-    assertThatThrownBy(
-            () ->
-                ToolLedgerToolProvider.builder()
-                    .client(
-                        dev.toolledger.client.ToolLedgerClient.builder()
-                            .baseUri(URI.create("http://127.0.0.1:1"))
-                            .token("t")
-                            .journal(
-                                dev.toolledger.client.journal.ActionJournal.sqlite(
-                                    dir.resolve("j.db")))
-                            .build())
-                    .tool(tool)
-                    .tool(tool)
-                    .build())
-        .hasMessageContaining("tool t is given twice");
+    try (ActionJournal journal = ActionJournal.sqlite(dir.resolve("journal.db"))) {
+      ToolLedgerClient client =
+          ToolLedgerClient.builder()
+              .baseUri(URI.create("http://127.0.0.1:1"))
+              .token("t")
+              .journal(journal)
+              .build();
+      assertThatThrownBy(
+              () -> ToolLedgerToolProvider.builder().client(client).tool(tool).tool(tool).build())
+          .hasMessageContaining("tool t is given twice");
+      assertThatThrownBy(() -> ToolLedgerToolProvider.builder().client(client).build())
+          .hasMessageContaining("at least one tool is required");
+    }
   }
 }

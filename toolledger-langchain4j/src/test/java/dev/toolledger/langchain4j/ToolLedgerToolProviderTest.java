@@ -11,7 +11,6 @@ import dev.langchain4j.invocation.InvocationParameters;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.Result;
 import dev.langchain4j.service.tool.ToolExecution;
-import dev.toolledger.client.Outcome;
 import dev.toolledger.client.ToolLedgerClient;
 import dev.toolledger.client.journal.ActionConflictException;
 import dev.toolledger.client.journal.ActionJournal;
@@ -327,10 +326,5 @@ class ToolLedgerToolProviderTest {
     Object result = execution.resultObject();
     assertThat(result).isInstanceOf(LedgerToolCall.class);
     return (LedgerToolCall) result;
-  }
-
-  @SuppressWarnings("unused")
-  private static boolean replayed(Outcome outcome) {
-    return outcome instanceof Outcome.Completed c && c.replayed();
   }
 }
