@@ -17,8 +17,8 @@ import dev.toolledger.core.json.Json;
  */
 final class ModelAnswers {
   static final String REPLAYED_NOTE =
-      "This action had already been carried out (its first answer was lost, or the agent"
-          + " restarted); this is its recorded result. It was not done again.";
+      "This is the recorded result of this action, which had already been carried out (an earlier"
+          + " answer was lost, or the agent restarted). It was not done again.";
   static final String REFUSED_NOTE =
       "The tool refused this action and recorded the refusal; asking again with the same"
           + " arguments returns the same refusal.";
