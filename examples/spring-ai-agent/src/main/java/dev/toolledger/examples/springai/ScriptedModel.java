@@ -66,7 +66,9 @@ final class ScriptedModel implements ChatModel {
             + " \""
             + note.path("title").asText()
             + "\" is saved"
-            + (told.path("replayed").asBoolean() ? " (the recorded result: it was not saved twice)." : ".");
+            + (told.path("replayed").asBoolean()
+                ? " (the recorded result: it was not saved twice)."
+                : ".");
       case "unknown":
         return "I could not confirm that the note was saved. I will not try again until it has"
             + " been checked.";
