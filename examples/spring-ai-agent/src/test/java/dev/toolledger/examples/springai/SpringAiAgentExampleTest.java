@@ -2,47 +2,31 @@ package dev.toolledger.examples.springai;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.toolledger.client.journal.ActionJournal;
 import dev.toolledger.client.journal.ActionStatus;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import dev.toolledger.client.journal.JournalEntry;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Runs the example as {@code main} does and checks its story against the files it left. */
+/**
+ * Runs the example's {@code main} as the one command does, in a JVM of its own, and checks its
+ * story against the ledger and journal files it leaves behind.
+ */
 class SpringAiAgentExampleTest {
   @TempDir Path dir;
 
   @Test
-  void exampleMakesOneNoteUnderTheJournalsKeyThroughALostAnswerAndARestart() throws Exception {
-    ByteArrayOutputStream printed = new ByteArrayOutputStream();
-    SpringAiAgentExample.Summary summary;
-    try (PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8)) {
-      summary = SpringAiAgentExample.run(dir, out);
-    }
-    String story = printed.toString(StandardCharsets.UTF_8);
-
-    assertThat(summary.notes()).isEqualTo(1);
-    assertThat(summary.answersLost()).isEqualTo(1);
-    assertThat(summary.postsFirstRun()).isEqualTo(2);
-    assertThat(summary.postsSecondRun()).isZero();
-    assertThat(summary.journal()).hasSize(1);
-    assertThat(summary.journal().get(0).status()).isEqualTo(ActionStatus.COMPLETED);
-    assertThat(summary.ledgerKeys()).containsExactly(summary.journal().get(0).key().value());
-
-    assertThat(story)
-        .contains("(tool call call_a1)")
-        .contains("(tool call call_b1)")
-        .contains("Note #1 \"Groceries\" is saved (the recorded result: it was not saved twice).")
-        .contains("Ledger: notes 1, operations 1; one note, recorded under the journal's key: yes")
-        .doesNotContain(summary.journal().get(0).key().value());
-  }
-
-  @Test
-  void mainRunsAsItsOwnProcessTellsTheStoryAndExitsZero() throws Exception {
+  void mainMakesOneNoteUnderTheJournalsKeyThroughALostAnswerAndARestartAndExitsZero()
+      throws Exception {
+    Path run = dir.resolve("run");
     Path output = dir.resolve("main.log");
     Process main =
         new ProcessBuilder(
@@ -50,7 +34,7 @@ class SpringAiAgentExampleTest {
                 "-cp",
                 System.getProperty("java.class.path"),
                 SpringAiAgentExample.class.getName(),
-                dir.resolve("run").toString())
+                run.toString())
             .redirectErrorStream(true)
             .redirectOutput(output.toFile())
             .start();
@@ -60,12 +44,37 @@ class SpringAiAgentExampleTest {
       main.destroyForcibly();
     }
     String story = Files.readString(output);
-
     assertThat(main.exitValue()).as(story).isZero();
+
+    List<JournalEntry> journal;
+    try (ActionJournal opened = ActionJournal.sqlite(run.resolve("agent-journal.db"))) {
+      journal = opened.entries(SpringAiAgentExample.WORKFLOW);
+    }
+    assertThat(journal).hasSize(1);
+    assertThat(journal.get(0).status()).isEqualTo(ActionStatus.COMPLETED);
+    assertThat(ledger(run, "SELECT COUNT(*) FROM notes")).containsExactly("1");
+    assertThat(ledger(run, "SELECT op_key FROM tl_operations"))
+        .containsExactly(journal.get(0).key().value());
+
     assertThat(story)
-        .contains("Agent process 1")
-        .contains("Agent process 2")
-        .contains("Ledger: notes 1, operations 1; one note, recorded under the journal's key: yes");
-    assertThat(dir.resolve("run").resolve("agent-journal.db")).exists();
+        .contains("(tool call call_a1)")
+        .contains("2 POSTs of create-note, 1 answer lost")
+        .contains("(tool call call_b1)")
+        .contains("0 POSTs: the journal answered")
+        .contains("Note #1 \"Groceries\" is saved (the recorded result: it was not saved twice).")
+        .contains("Ledger: notes 1, operations 1; one note, recorded under the journal's key: yes")
+        .doesNotContain(journal.get(0).key().value());
+  }
+
+  private static List<String> ledger(Path run, String sql) throws Exception {
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + run.resolve("ledger.db"));
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery(sql)) {
+      List<String> rows = new java.util.ArrayList<>();
+      while (rs.next()) {
+        rows.add(rs.getString(1));
+      }
+      return rows;
+    }
   }
 }
