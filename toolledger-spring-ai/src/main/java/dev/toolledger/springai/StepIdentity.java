@@ -28,7 +28,8 @@ public interface StepIdentity {
 
   /**
    * The step id of {@code invocation}: 1 to {@value
-   * dev.toolledger.client.journal.Action#MAX_ID_LENGTH} visible ASCII characters.
+   * dev.toolledger.client.journal.Action#MAX_ID_LENGTH} characters, not blank, without control
+   * characters (the journal's rule for ids).
    */
   String stepId(ToolInvocation invocation);
 
