@@ -27,13 +27,15 @@ final class NotesNode implements AutoCloseable {
   }
 
   static NotesNode start(Path dir) {
+    return start(dir, new NotesPlugin());
+  }
+
+  /** A node serving {@code plugin} (for example notes with a quota). */
+  static NotesNode start(Path dir, NotesPlugin plugin) {
     Path database = dir.resolve("ledger.db");
     return new NotesNode(
         database,
-        ToolLedger.builder(database.toString())
-            .plugin(new NotesPlugin())
-            .http("127.0.0.1", 0)
-            .build());
+        ToolLedger.builder(database.toString()).plugin(plugin).http("127.0.0.1", 0).build());
   }
 
   URI uri() {

@@ -13,6 +13,8 @@ import dev.toolledger.client.journal.ActionStatus;
 import dev.toolledger.client.journal.JournalEntry;
 import dev.toolledger.client.retry.RetryPolicy;
 import dev.toolledger.core.json.Json;
+import dev.toolledger.examples.notes.NotesPlugin;
+import dev.toolledger.examples.notes.NotesTool;
 import dev.toolledger.testkit.DropPolicy;
 import dev.toolledger.testkit.LossyProxy;
 import java.nio.file.Path;
@@ -281,6 +283,38 @@ class SpringAiAgentLoopTest {
       assertThat(journal.entries("chat-5/turn-1").get(0).status())
           .isEqualTo(ActionStatus.COMPLETED);
       assertThat(node.notes()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aRecordedBusinessRefusalReachesTheModelAsRefusedNotAsSuccess(@TempDir Path other)
+      throws Exception {
+    try (NotesNode full = NotesNode.start(other, NotesPlugin.serving(NotesTool.withQuota(0)));
+        ActionJournal own = ActionJournal.sqlite(other.resolve("agent-journal.db"))) {
+      String fullToken = full.token("acme");
+      ToolLedgerClient client =
+          ToolLedgerClient.builder().baseUri(full.uri()).token(fullToken).journal(own).build();
+      ScriptedChatModel model =
+          new ScriptedChatModel(
+              callTool("call-1", "create-note", NOTE),
+              callTool("call-2", "create-note", NOTE),
+              reportToolResult());
+      Agent agent =
+          new Agent(model, ToolLedgerTools.builder(client).build().discover(full.uri(), fullToken));
+
+      agent.ask("chat-8/turn-1", "Make a note of the groceries");
+
+      List<String> seen = model.toolResponsesSeen();
+      JsonNode first = Json.parse(seen.get(0));
+      assertThat(first.path("outcome").asText()).isEqualTo("refused");
+      assertThat(first.path("status").asInt()).isEqualTo(409);
+      assertThat(first.path("result").path("type").asText()).endsWith("/quota-exceeded");
+      assertThat(first.path("note").asText()).isEqualTo(ModelAnswers.REFUSED_NOTE);
+      JsonNode second = Json.parse(seen.get(1));
+      assertThat(second.path("outcome").asText()).isEqualTo("refused");
+      assertThat(second.path("replayed").asBoolean()).as("from the journal").isTrue();
+      assertThat(full.notes()).isZero();
+      assertThat(own.entries("chat-8/turn-1")).hasSize(1);
     }
   }
 
