@@ -24,8 +24,9 @@ import org.springframework.lang.Nullable;
  * ({@link ToolLedgerTools#WORKFLOW_ID}), step id from the {@link StepIdentity}, the model's
  * arguments as parameters. {@link ToolLedgerClient#call} then gives it its key (the same key for
  * every later call of the same step, in this process or after a restart), sends it, retries it by
- * the client's one {@code RetryPolicy}, and the outcome goes back to the model as text (see {@link
- * ModelAnswers}).
+ * the client's one {@code RetryPolicy}, and the outcome goes back to the model as one JSON object
+ * whose {@code outcome} is {@code completed}, {@code refused}, {@code rejected} or {@code unknown}
+ * (docs/agents-spring-ai.md lists the shapes).
  *
  * <p>Guarantees: this callback never throws Spring AI's {@code ToolExecutionException}, so a {@code
  * ToolExecutionExceptionProcessor} never turns an outcome into a guess; it never retries by itself;
