@@ -10,20 +10,20 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.stereotype.Component;
 
 /**
- * For trying the example by hand only: issues a bearer token for the tenant named by {@code
- * notes.demo-tenant} at start and prints it. A real application issues tokens where it
+ * For trying the example by hand only ({@code notes.print-demo-token=true}): issues a bearer token
+ * for tenant {@value #TENANT} at start and prints it. A real application issues tokens where it
  * authenticates its agents ({@link ToolLedger#issueToken}), never into a log.
  */
 @Component
-@ConditionalOnProperty("notes.demo-tenant")
+@ConditionalOnProperty(name = "notes.print-demo-token", havingValue = "true")
 class DemoToken implements ApplicationRunner {
+  static final String TENANT = "demo";
   private static final Logger LOG = LoggerFactory.getLogger(DemoToken.class);
   private final ToolLedger ledger;
-  private final String tenant;
+  private final String tenant = TENANT;
 
-  DemoToken(ToolLedger ledger, org.springframework.core.env.Environment environment) {
+  DemoToken(ToolLedger ledger) {
     this.ledger = ledger;
-    this.tenant = environment.getRequiredProperty("notes.demo-tenant");
   }
 
   @Override
