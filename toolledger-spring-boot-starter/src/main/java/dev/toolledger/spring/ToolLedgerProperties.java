@@ -17,7 +17,7 @@ public class ToolLedgerProperties {
   public static final String DEFAULT_PATH = "/toolledger";
 
   /** Default of {@code toolledger.max-request-bytes}: 64 KiB. */
-  public static final int DEFAULT_MAX_REQUEST_BYTES = 64 * 1024;
+  public static final int DEFAULT_MAX_REQUEST_BYTES = 65536;
 
   /** Whether the starter runs a ledger node at all. */
   private boolean enabled = true;
@@ -36,7 +36,7 @@ public class ToolLedgerProperties {
   private boolean mcpEnabled = true;
 
   /** Largest request body (a tool call's JSON or an MCP message) accepted, in bytes. */
-  private int maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES;
+  private int maxRequestBytes = 65536; // a literal, so that the metadata shows the default
 
   /**
    * Browser origins (scheme://host[:port]) allowed to call the API and MCP; requests without an

@@ -58,6 +58,16 @@ abstract class NotesScenarioTest {
     FailAfterInsertTool failAfterInsertTool(JdbcTemplate jdbc) throws Exception {
       return new FailAfterInsertTool(jdbc);
     }
+
+    @Bean
+    NoteWriter noteWriter(JdbcTemplate jdbc) {
+      return new NoteWriter(jdbc);
+    }
+
+    @Bean
+    ServiceTool serviceTool(NoteWriter writer) throws Exception {
+      return new ServiceTool(writer);
+    }
   }
 
   @LocalServerPort int port;
@@ -226,6 +236,47 @@ abstract class NotesScenarioTest {
     assertThat(body(failed).path("type").asText()).isEqualTo(PROBLEMS + "tool-failed");
     assertThat(notesTitled(title)).isZero();
     assertThat(get("/toolledger/v1/operations/k6-" + run).statusCode()).isEqualTo(404);
+  }
+
+  HttpResponse<String> viaService(String key, String title, String mode) throws Exception {
+    return post(
+        base(), ServiceTool.NAME, key, "{\"title\":\"" + title + "\",\"mode\":\"" + mode + "\"}");
+  }
+
+  @Test
+  void aTransactionalServiceCalledByTheToolCommitsWithTheRecordAndIsNotRunAgainOnReplay()
+      throws Exception {
+    String title = "service " + run;
+    HttpResponse<String> first = viaService("k10-" + run, title, "ok");
+    HttpResponse<String> replay = viaService("k10-" + run, title, "ok");
+
+    assertThat(first.statusCode()).isEqualTo(201);
+    assertThat(replayed(replay)).isEqualTo("true");
+    assertThat(notesTitled(title)).isEqualTo(1);
+  }
+
+  @Test
+  void aTransactionalServiceDoesNotCommitOnItsOwnWhenTheToolFailsAfterIt() throws Exception {
+    String title = "service rolled back " + run;
+
+    HttpResponse<String> failed = viaService("k11-" + run, title, "fail-after");
+
+    assertThat(failed.statusCode()).isEqualTo(500);
+    assertThat(notesTitled(title)).isZero();
+    assertThat(get("/toolledger/v1/operations/k11-" + run).statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void aRollbackOnlyMarkFromTheServiceFailsTheCallEvenWhenTheToolSwallowsTheException()
+      throws Exception {
+    String title = "service marked " + run;
+
+    HttpResponse<String> failed = viaService("k12-" + run, title, "swallow");
+
+    assertThat(failed.statusCode()).isEqualTo(500);
+    assertThat(body(failed).path("type").asText()).isEqualTo(PROBLEMS + "tool-failed");
+    assertThat(notesTitled(title)).isZero();
+    assertThat(get("/toolledger/v1/operations/k12-" + run).statusCode()).isEqualTo(404);
   }
 
   @Test
