@@ -14,18 +14,19 @@ import org.springframework.context.ConfigurableApplicationContext;
 class StarterSettingsTest {
   @TempDir Path dir;
 
-  SpringApplicationBuilder application(String... properties) {
-    return new SpringApplicationBuilder(NotesApplication.class)
-        .properties(
-            "server.port=0",
-            "notes.print-demo-token=false",
-            "spring.datasource.url=jdbc:sqlite:" + dir.resolve("notes.db"))
-        .properties(properties);
+  /** Starts the application with {@code arguments} on its command line (over its properties). */
+  ConfigurableApplicationContext run(String... arguments) {
+    String[] all = new String[arguments.length + 3];
+    all[0] = "--server.port=0";
+    all[1] = "--notes.print-demo-token=false";
+    all[2] = "--spring.datasource.url=jdbc:sqlite:" + dir.resolve("notes.db");
+    System.arraycopy(arguments, 0, all, 3, arguments.length);
+    return new SpringApplicationBuilder(NotesApplication.class).run(all);
   }
 
   @Test
   void aBadPathStopsTheStartWithAMessageNamingTheProperty() {
-    assertThatThrownBy(() -> application("toolledger.path=toolledger/").run().close())
+    assertThatThrownBy(() -> run("--toolledger.path=toolledger/").close())
         .rootCause()
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("toolledger.path must start with '/'")
@@ -34,7 +35,7 @@ class StarterSettingsTest {
 
   @Test
   void withTheStarterTurnedOffThereIsNoLedgerAndNoLedgerTables() throws Exception {
-    try (ConfigurableApplicationContext context = application("toolledger.enabled=false").run()) {
+    try (ConfigurableApplicationContext context = run("--toolledger.enabled=false")) {
       assertThat(context.getBeanProvider(ToolLedger.class).getIfAvailable()).isNull();
       var jdbc = context.getBean(org.springframework.jdbc.core.JdbcTemplate.class);
       assertThat(
