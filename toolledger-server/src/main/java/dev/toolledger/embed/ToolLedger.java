@@ -72,7 +72,8 @@ public final class ToolLedger implements AutoCloseable {
    * apart by the driver): the ledger's tables are created beside the application's, so a tool can
    * write the application's tables in the transaction that records the operation. {@link #close()}
    * leaves the data source open. See {@link JdbcLedgerStore#onDataSource} for what the ledger sets
-   * on the connections it takes.
+   * on the connections it takes; {@link Builder#synchronous} does not apply (the application's
+   * connections keep their own).
    */
   public static Builder builder(DataSource dataSource) {
     return new Builder(null, Objects.requireNonNull(dataSource, "dataSource"));
