@@ -46,12 +46,12 @@ public final class ToolLedgerServer implements AutoCloseable {
 
   private final Server jetty;
   private final ServerConnector connector;
-  private final HttpMount mcp;
+  private final HttpMount mounted;
 
-  private ToolLedgerServer(Server jetty, ServerConnector connector, HttpMount mcp) {
+  private ToolLedgerServer(Server jetty, ServerConnector connector, HttpMount mounted) {
     this.jetty = jetty;
     this.connector = connector;
-    this.mcp = mcp;
+    this.mounted = mounted;
   }
 
   public static Builder builder(LedgerEngine engine, Tokens tokens) {
@@ -79,7 +79,7 @@ public final class ToolLedgerServer implements AutoCloseable {
 
   /** Whether the MCP endpoint is served. */
   public boolean servesMcp() {
-    return mcp.servesMcp();
+    return mounted.servesMcp();
   }
 
   @Override
@@ -89,7 +89,7 @@ public final class ToolLedgerServer implements AutoCloseable {
     } catch (Exception e) {
       LOG.warn("the HTTP server did not stop cleanly", e);
     }
-    mcp.close();
+    mounted.close();
   }
 
   /** Assembles a server; {@link #start()} binds the port. */
