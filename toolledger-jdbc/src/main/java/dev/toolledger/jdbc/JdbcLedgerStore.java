@@ -75,7 +75,14 @@ import org.sqlite.SQLiteOpenMode;
  * #writeProblem()} tells a store that can write from one that cannot.
  */
 public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxStore {
-  private final HikariDataSource dataSource;
+  private final DataSource dataSource;
+
+  /**
+   * The pool this store opened and closes, or null when it borrows the application's ({@link
+   * #onDataSource}).
+   */
+  private final HikariDataSource ownPool;
+
   private final DialectSupport dialect;
   private final String description;
   private final AtomicLong writeTransactions = new AtomicLong();
@@ -103,7 +110,18 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
       String description,
       boolean groupCommit,
       Path file) {
+    this(dataSource, dataSource, dialect, description, groupCommit, file);
+  }
+
+  private JdbcLedgerStore(
+      DataSource dataSource,
+      HikariDataSource ownPool,
+      DialectSupport dialect,
+      String description,
+      boolean groupCommit,
+      Path file) {
     this.dataSource = dataSource;
+    this.ownPool = ownPool;
     this.dialect = dialect;
     this.description = description;
     this.groupCommit = groupCommit && dialect.serializesWriters();
@@ -215,11 +233,92 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
     return store;
   }
 
+  /**
+   * The ledger on a data source the application owns and keeps (Spring Boot's {@code DataSource}
+   * bean, say): the dialect is read from the database, pending migrations are applied, and {@link
+   * #close()} leaves the data source open. The ledger's tables live beside the application's, so a
+   * tool's effect on the application's tables and the ledger's record commit in one transaction.
+   *
+   * <p>What differs from a store with its own pool: on PostgreSQL each write transaction sets its
+   * own isolation (READ COMMITTED) and {@code lock_timeout} (the claim wait) with {@code SET
+   * LOCAL}, since the application's connections were not opened for the ledger; on SQLite each
+   * connection taken gets {@code busy_timeout} = the busy timeout, the file is switched to WAL
+   * once, group commit is off, and the file is not watched for replacement. Connections are
+   * discarded after a storage fault only when the data source is (or wraps) a HikariCP pool;
+   * another pool decides itself.
+   *
+   * @param dataSource a pooled data source on SQLite or PostgreSQL
+   * @param busyTimeout SQLite: how long a writer waits for the write lock; ignored on PostgreSQL
+   * @param claimWait PostgreSQL: the engine's wait for a concurrent claim of the same key (see
+   *     {@link PostgresOptions#DEFAULT_CLAIM_WAIT}); ignored on SQLite
+   * @param migrations further components' migrations (a plugin's tables), after the ledger's
+   * @throws StoreException when the database cannot be reached, is neither SQLite nor PostgreSQL,
+   *     or a migration fails
+   */
+  public static JdbcLedgerStore onDataSource(
+      DataSource dataSource,
+      Duration busyTimeout,
+      Duration claimWait,
+      List<SchemaMigrations> migrations) {
+    Objects.requireNonNull(dataSource, "dataSource");
+    Objects.requireNonNull(busyTimeout, "busyTimeout");
+    Objects.requireNonNull(claimWait, "claimWait");
+    Objects.requireNonNull(migrations, "migrations");
+    String product;
+    String url;
+    try (Connection connection = dataSource.getConnection()) {
+      product = connection.getMetaData().getDatabaseProductName();
+      url = connection.getMetaData().getURL();
+    } catch (SQLException e) {
+      throw new StoreException(
+          "cannot connect to the application's data source (SQLState " + e.getSQLState() + ")", e);
+    }
+    JdbcLedgerStore store;
+    if ("SQLite".equalsIgnoreCase(product)) {
+      DataSource withTimeout = SqliteSessions.withBusyTimeout(dataSource, busyTimeout);
+      SqliteSessions.useWal(withTimeout);
+      store =
+          new JdbcLedgerStore(
+              withTimeout,
+              null,
+              new SqliteSupport(busyTimeout),
+              "sqlite (the application's data source)",
+              false,
+              null);
+    } else if ("PostgreSQL".equalsIgnoreCase(product)) {
+      String description =
+          url != null && url.startsWith(PostgresOptions.URL_PREFIX)
+              ? "postgresql:"
+                  + PostgresOptions.redact(url).substring(PostgresOptions.URL_PREFIX.length())
+              : "postgresql (the application's data source)";
+      store =
+          new JdbcLedgerStore(
+              dataSource,
+              null,
+              PostgresSupport.perTransaction(claimWait),
+              description,
+              false,
+              null);
+    } else {
+      throw new StoreException(
+          "the application's data source is "
+              + product
+              + "; the ledger runs on SQLite or PostgreSQL only");
+    }
+    store.applyMigrations(migrations);
+    return store;
+  }
+
+  /** Whether this store borrows the application's data source instead of owning a pool. */
+  public boolean borrowsDataSource() {
+    return ownPool == null;
+  }
+
   private void migrate(List<SchemaMigrations> extra) {
     try {
       applyMigrations(extra);
     } catch (RuntimeException e) {
-      dataSource.close();
+      close();
       throw e;
     }
   }
@@ -781,7 +880,8 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
 
   private void evictAll() {
     try {
-      var pool = dataSource.getHikariPoolMXBean();
+      HikariDataSource hikari = hikari();
+      var pool = hikari == null ? null : hikari.getHikariPoolMXBean();
       if (pool != null) {
         pool.softEvictConnections();
       }
@@ -902,7 +1002,10 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
   private void discard(Connection connection, Throwable failure) {
     try {
       dialect.statements().forget(connection);
-      dataSource.evictConnection(connection);
+      HikariDataSource hikari = hikari();
+      if (hikari != null) {
+        hikari.evictConnection(connection);
+      }
     } catch (RuntimeException e) {
       failure.addSuppressed(e);
     }
@@ -1131,10 +1234,27 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
     return text == null || text.length() <= 500 ? text : text.substring(0, 500) + "...";
   }
 
+  /** The HikariCP pool behind the connections (own or borrowed), or null for another pool. */
+  private HikariDataSource hikari() {
+    if (ownPool != null) {
+      return ownPool;
+    }
+    try {
+      return dataSource.isWrapperFor(HikariDataSource.class)
+          ? dataSource.unwrap(HikariDataSource.class)
+          : null;
+    } catch (SQLException e) {
+      return null;
+    }
+  }
+
+  /** Closes the store's own pool; a borrowed data source stays open for its owner. */
   @Override
   public void close() {
     dialect.statements().clear();
-    dataSource.close();
+    if (ownPool != null) {
+      ownPool.close();
+    }
   }
 
   @Override

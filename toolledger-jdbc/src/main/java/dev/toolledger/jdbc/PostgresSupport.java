@@ -32,8 +32,42 @@ final class PostgresSupport extends DialectSupport {
 
   private final Duration claimWait;
 
+  /**
+   * Whether each transaction sets its isolation and lock_timeout (connections not opened by us).
+   */
+  private final boolean perTransaction;
+
   PostgresSupport(Duration claimWait) {
+    this(claimWait, false);
+  }
+
+  private PostgresSupport(Duration claimWait, boolean perTransaction) {
     this.claimWait = claimWait;
+    this.perTransaction = perTransaction;
+  }
+
+  /**
+   * For connections of a pool the application owns: they were opened without {@link
+   * #connectionInitSql()} and at whatever isolation the application chose, so every write
+   * transaction sets both for itself, transaction-locally, and leaves the application's sessions as
+   * they were.
+   */
+  static PostgresSupport perTransaction(Duration claimWait) {
+    return new PostgresSupport(claimWait, true);
+  }
+
+  @Override
+  public void begin(Connection connection) throws SQLException {
+    super.begin(connection);
+    if (perTransaction) {
+      // The first statement of the transaction, so SET TRANSACTION may still choose the level.
+      try (Statement st = connection.createStatement()) {
+        st.execute(
+            "SET TRANSACTION ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '"
+                + claimWait.toMillis()
+                + "ms'");
+      }
+    }
   }
 
   @Override

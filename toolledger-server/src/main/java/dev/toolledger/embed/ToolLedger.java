@@ -14,12 +14,16 @@ import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.PostgresOptions;
 import dev.toolledger.jdbc.SqliteOptions;
 import dev.toolledger.jdbc.Synchronous;
+import dev.toolledger.server.HttpMount;
 import dev.toolledger.server.ServerConfig;
 import dev.toolledger.server.ToolLedgerApp;
 import java.net.URI;
+import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import javax.sql.DataSource;
 
 /**
  * ToolLedger embedded in an application: the ledger on a SQLite file or a PostgreSQL database, the
@@ -45,11 +49,13 @@ public final class ToolLedger implements AutoCloseable {
   private final JdbcLedgerStore store;
   private final ToolLedgerApp app;
   private final boolean http;
+  private final boolean mounted;
 
-  private ToolLedger(JdbcLedgerStore store, ToolLedgerApp app, boolean http) {
+  private ToolLedger(JdbcLedgerStore store, ToolLedgerApp app, boolean http, boolean mounted) {
     this.store = store;
     this.app = app;
     this.http = http;
+    this.mounted = mounted;
   }
 
   /**
@@ -58,7 +64,19 @@ public final class ToolLedger implements AutoCloseable {
    * TOOLLEDGER_DB_PASSWORD} in the environment).
    */
   public static Builder builder(String database) {
-    return new Builder(DatabaseLocation.resolve(database, System.getenv()));
+    return new Builder(DatabaseLocation.resolve(database, System.getenv()), null);
+  }
+
+  /**
+   * A ledger in the application's own database, on its connection pool (SQLite or PostgreSQL, told
+   * apart by the driver): the ledger's tables are created beside the application's, so a tool can
+   * write the application's tables in the transaction that records the operation. {@link #close()}
+   * leaves the data source open. See {@link JdbcLedgerStore#onDataSource} for what the ledger sets
+   * on the connections it takes; {@link Builder#synchronous} does not apply (the application's
+   * connections keep their own).
+   */
+  public static Builder builder(DataSource dataSource) {
+    return new Builder(null, Objects.requireNonNull(dataSource, "dataSource"));
   }
 
   /**
@@ -109,6 +127,23 @@ public final class ToolLedger implements AutoCloseable {
     throw new IllegalStateException("unhandled outcome " + outcome.kind());
   }
 
+  /**
+   * The HTTP API and MCP as servlets and filters for the application's servlet container, when
+   * {@link Builder#mountedHttp} was asked for.
+   */
+  public Optional<HttpMount> httpMount() {
+    return mounted ? Optional.of(app.httpMount()) : Optional.empty();
+  }
+
+  /**
+   * Whether the ledger can write right now, proven by a committed probe write (reused for a
+   * second): empty when it can, else a short reason without secrets. What {@code GET /health}
+   * answers.
+   */
+  public Optional<String> writeProblem() {
+    return store.writeProblem();
+  }
+
   /** Where the HTTP API listens (MCP at {@code /mcp}), when {@link Builder#http} was asked for. */
   public Optional<URI> httpUri() {
     return http ? Optional.of(app.uri()) : Optional.empty();
@@ -134,13 +169,18 @@ public final class ToolLedger implements AutoCloseable {
   /** Chooses the tools and what is served; {@link #build()} opens the database and starts. */
   public static final class Builder {
     private final DatabaseLocation location;
+    private final DataSource dataSource;
     private Optional<ServerConfig> http = Optional.empty();
+    private boolean mounted;
     private Synchronous synchronous = Synchronous.FULL;
+    private Duration busyTimeout = SqliteOptions.DEFAULT_BUSY_TIMEOUT;
+    private Duration claimWait = PostgresOptions.DEFAULT_CLAIM_WAIT;
     private String nodeId = EngineConfig.defaults().nodeId();
     private java.util.function.Consumer<ToolLedgerApp.Builder> steps = b -> {};
 
-    private Builder(DatabaseLocation location) {
+    private Builder(DatabaseLocation location, DataSource dataSource) {
       this.location = location;
+      this.dataSource = dataSource;
     }
 
     /** Serves a plugin: its tables are migrated at {@link #build()}, then its tools served. */
@@ -166,6 +206,48 @@ public final class ToolLedger implements AutoCloseable {
      */
     public Builder http(String bind, int port) {
       this.http = Optional.of(ServerConfig.builder().bind(bind).port(port).build());
+      this.mounted = false;
+      return this;
+    }
+
+    /**
+     * Prepares the HTTP API and MCP for the application's own servlet container instead of a
+     * listener of the ledger's ({@link ToolLedger#httpMount()}); {@code config} gives the request
+     * bound and the allowed origins, its bind address and port do not apply. Default: in-process
+     * calls only.
+     */
+    public Builder mountedHttp(ServerConfig config) {
+      this.http = Optional.of(Objects.requireNonNull(config, "config"));
+      this.mounted = true;
+      return this;
+    }
+
+    /**
+     * SQLite: how long a writer waits for the write lock. Default {@link
+     * SqliteOptions#DEFAULT_BUSY_TIMEOUT}. Ignored on PostgreSQL.
+     */
+    public Builder busyTimeout(Duration busyTimeout) {
+      this.busyTimeout = Objects.requireNonNull(busyTimeout, "busyTimeout");
+      return this;
+    }
+
+    /**
+     * PostgreSQL: how long a claim waits for a concurrent execution of the same key before
+     * answering "in progress". Default {@link PostgresOptions#DEFAULT_CLAIM_WAIT}. Ignored on
+     * SQLite.
+     */
+    public Builder claimWait(Duration claimWait) {
+      this.claimWait = Objects.requireNonNull(claimWait, "claimWait");
+      return this;
+    }
+
+    /**
+     * Further settings of the node (background intervals, MCP options, the application's meter
+     * registry), applied after those of this builder.
+     */
+    public Builder node(java.util.function.UnaryOperator<ToolLedgerApp.Builder> settings) {
+      Objects.requireNonNull(settings, "settings");
+      steps = steps.andThen(settings::apply);
       return this;
     }
 
@@ -191,19 +273,24 @@ public final class ToolLedger implements AutoCloseable {
      */
     public ToolLedger build() {
       JdbcLedgerStore store =
-          location.open(
-              java.util.List.of(),
-              synchronous,
-              SqliteOptions.DEFAULT_BUSY_TIMEOUT,
-              PostgresOptions.DEFAULT_CLAIM_WAIT);
+          dataSource != null
+              ? JdbcLedgerStore.onDataSource(dataSource, busyTimeout, claimWait, List.of())
+              : location.open(List.of(), synchronous, busyTimeout, claimWait);
       try {
         ToolLedgerApp.Builder builder =
             ToolLedgerApp.builder(store)
                 .engineConfig(EngineConfig.builder().nodeId(nodeId).build());
         http.ifPresent(builder::serverConfig);
         steps.accept(builder);
-        ToolLedgerApp app = http.isPresent() ? builder.start() : builder.startWithoutHttp();
-        return new ToolLedger(store, app, http.isPresent());
+        ToolLedgerApp app;
+        if (http.isEmpty()) {
+          app = builder.startWithoutHttp();
+        } else if (mounted) {
+          app = builder.startMounted();
+        } else {
+          app = builder.start();
+        }
+        return new ToolLedger(store, app, http.isPresent() && !mounted, mounted);
       } catch (RuntimeException e) {
         store.close();
         throw e;

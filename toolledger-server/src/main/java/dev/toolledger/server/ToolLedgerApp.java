@@ -28,6 +28,7 @@ import dev.toolledger.server.observe.MetricsServlet;
 import dev.toolledger.server.observe.Observability;
 import dev.toolledger.server.outbox.HttpDeliverer;
 import dev.toolledger.server.plugins.PluginRegistration;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URI;
@@ -59,6 +60,7 @@ public final class ToolLedgerApp implements AutoCloseable {
   private final LedgerEngine engine;
   private final Tokens tokens;
   private final Optional<ToolLedgerServer> server;
+  private final Optional<HttpMount> mount;
   private final Optional<OutboxRelay> relay;
   private final Optional<RecoveryWorker> recovery;
   private final Optional<ExpirySweeper> sweeper;
@@ -69,6 +71,7 @@ public final class ToolLedgerApp implements AutoCloseable {
       LedgerEngine engine,
       Tokens tokens,
       Optional<ToolLedgerServer> server,
+      Optional<HttpMount> mount,
       Optional<OutboxRelay> relay,
       Optional<RecoveryWorker> recovery,
       Optional<ExpirySweeper> sweeper,
@@ -77,6 +80,7 @@ public final class ToolLedgerApp implements AutoCloseable {
     this.engine = engine;
     this.tokens = tokens;
     this.server = server;
+    this.mount = mount;
     this.relay = relay;
     this.recovery = recovery;
     this.sweeper = sweeper;
@@ -109,6 +113,16 @@ public final class ToolLedgerApp implements AutoCloseable {
     return store;
   }
 
+  /**
+   * The API and MCP as servlets and filters, for the application's own servlet container.
+   *
+   * @throws IllegalStateException unless the node was started with {@link Builder#startMounted()}
+   */
+  public HttpMount httpMount() {
+    return mount.orElseThrow(
+        () -> new IllegalStateException("this node was not started with startMounted()"));
+  }
+
   public LedgerEngine engine() {
     return engine;
   }
@@ -129,6 +143,7 @@ public final class ToolLedgerApp implements AutoCloseable {
   @Override
   public void close() {
     server.ifPresent(ToolLedgerServer::close);
+    mount.ifPresent(HttpMount::close);
     relay.ifPresent(OutboxRelay::close);
     recovery.ifPresent(RecoveryWorker::close);
     sweeper.ifPresent(ExpirySweeper::close);
@@ -157,6 +172,7 @@ public final class ToolLedgerApp implements AutoCloseable {
     private Duration staleAfter = Observability.DEFAULT_STALE_AFTER;
     private boolean sharedRateLimit;
     private boolean adoptSettings;
+    private MeterRegistry applicationMeters;
 
     private Builder(JdbcLedgerStore store) {
       this.store = Objects.requireNonNull(store, "store");
@@ -330,9 +346,29 @@ public final class ToolLedgerApp implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Also registers the ledger's own meters (requests, effects, latencies, database gauges) in the
+     * embedding application's registry, beside the node's. Default: the node's registry only.
+     */
+    public Builder meterRegistry(MeterRegistry applicationMeters) {
+      this.applicationMeters = Objects.requireNonNull(applicationMeters, "applicationMeters");
+      return this;
+    }
+
     /** Starts the HTTP server (with the MCP endpoint unless turned off). */
     public ToolLedgerApp start() {
-      return assemble(true);
+      return assemble(Http.OWN_SERVER);
+    }
+
+    /**
+     * Starts the node without a listener of its own: the API and MCP (unless turned off) are handed
+     * out by {@link ToolLedgerApp#httpMount()} for the application's servlet container, with the
+     * server config's request bound and allowed origins; its bind address, port and shutdown grace
+     * do not apply. The metrics endpoint and the operations console are not part of it. The
+     * background workers run as with {@link #start()}.
+     */
+    public ToolLedgerApp startMounted() {
+      return assemble(Http.MOUNTED);
     }
 
     /**
@@ -340,48 +376,62 @@ public final class ToolLedgerApp implements AutoCloseable {
      * workers (outbox relay, recovery, retention sweeper).
      */
     public ToolLedgerApp startWithoutHttp() {
-      return assemble(false);
+      return assemble(Http.NONE);
     }
 
-    private ToolLedgerApp assemble(boolean http) {
+    private enum Http {
+      NONE,
+      OWN_SERVER,
+      MOUNTED
+    }
+
+    private ToolLedgerApp assemble(Http http) {
       PluginRegistration registration = registerPlugins();
       ToolRegistry registry = tools(registration);
       Observability observability =
-          Observability.create(store, name -> registry.find(name).isPresent(), clock, staleAfter);
+          Observability.create(
+              store, name -> registry.find(name).isPresent(), clock, staleAfter, applicationMeters);
       LedgerEngine engine = engine(registry, observability.listener());
       Tokens tokens = new Tokens(store, clock, tokenCacheTtl);
       Optional<ToolLedgerServer> server = Optional.empty();
-      if (http) {
+      Optional<HttpMount> mounted = Optional.empty();
+      if (http != Http.NONE) {
         try {
-          ToolLedgerServer.Builder serverBuilder = ToolLedgerServer.builder(engine, tokens);
+          ToolLedgerServer.Builder serverBuilder =
+              ToolLedgerServer.builder(engine, tokens)
+                  .config(serverConfig)
+                  .health(new DatabaseHealthCheck(store))
+                  .mcp(mcp);
           registration
               .readEndpoints(store.dataSource(), store.dialect())
               .forEach(serverBuilder::readEndpoint);
-          server =
-              Optional.of(
-                  serverBuilder
-                      .config(serverConfig)
-                      .health(new DatabaseHealthCheck(store))
-                      .mcp(mcp)
-                      .mount(
-                          context ->
-                              mountOperations(
-                                  context,
-                                  observability,
-                                  engine,
-                                  operators.or(OperatorAuthenticator.tokens(tokens))))
-                      .start());
+          if (http == Http.MOUNTED) {
+            mounted = Optional.of(serverBuilder.mountable());
+          } else {
+            server =
+                Optional.of(
+                    serverBuilder
+                        .mount(
+                            context ->
+                                mountOperations(
+                                    context,
+                                    observability,
+                                    engine,
+                                    operators.or(OperatorAuthenticator.tokens(tokens))))
+                        .start());
+            observability.bindHttpThreads(server.get().threadPool());
+          }
         } catch (RuntimeException e) {
           observability.close();
           throw e;
         }
-        observability.bindHttpThreads(server.get().threadPool());
       }
       return new ToolLedgerApp(
           store,
           engine,
           tokens,
           server,
+          mounted,
           relay(),
           recovery(engine, observability::onRecovery),
           sweeper(engine),

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Consumer;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
@@ -45,12 +46,12 @@ public final class ToolLedgerServer implements AutoCloseable {
 
   private final Server jetty;
   private final ServerConnector connector;
-  private final McpService mcp;
+  private final HttpMount mounted;
 
-  private ToolLedgerServer(Server jetty, ServerConnector connector, McpService mcp) {
+  private ToolLedgerServer(Server jetty, ServerConnector connector, HttpMount mounted) {
     this.jetty = jetty;
     this.connector = connector;
-    this.mcp = mcp;
+    this.mounted = mounted;
   }
 
   public static Builder builder(LedgerEngine engine, Tokens tokens) {
@@ -78,7 +79,7 @@ public final class ToolLedgerServer implements AutoCloseable {
 
   /** Whether the MCP endpoint is served. */
   public boolean servesMcp() {
-    return mcp != null;
+    return mounted.servesMcp();
   }
 
   @Override
@@ -88,9 +89,7 @@ public final class ToolLedgerServer implements AutoCloseable {
     } catch (Exception e) {
       LOG.warn("the HTTP server did not stop cleanly", e);
     }
-    if (mcp != null) {
-      mcp.close();
-    }
+    mounted.close();
   }
 
   /** Assembles a server; {@link #start()} binds the port. */
@@ -141,8 +140,37 @@ public final class ToolLedgerServer implements AutoCloseable {
       return this;
     }
 
-    public ToolLedgerServer start() {
+    /**
+     * The API and MCP as servlets and filters for another servlet container, without a server of
+     * ToolLedger's own; {@link #mount} and the bind address and port do not apply.
+     */
+    public HttpMount mountable() {
       McpService mcpService = mcp.enabled() ? McpService.create(engine, mcp) : null;
+      List<HttpMount.FilterEntry> filters = new ArrayList<>();
+      // First of all filters: every later log line of the request carries its correlation id.
+      filters.add(new HttpMount.FilterEntry("request-ids", new RequestIds(), "/*"));
+      // Next, before authentication or any servlet: a browser page of a foreign origin (DNS
+      // rebinding, CSRF) is refused before anything of the request is looked at.
+      filters.add(
+          new HttpMount.FilterEntry("origins", new OriginCheck(config.allowedOrigins()), "/*"));
+      List<HttpMount.ServletEntry> servlets = new ArrayList<>();
+      servlets.add(
+          new HttpMount.ServletEntry(
+              "api",
+              new ApiServlet(engine, tokens, reads, health, config.maxRequestBytes()),
+              "/*"));
+      if (mcpService != null) {
+        McpService.Endpoint endpoint =
+            mcpService.endpoint(tokens, engine.listener(), config.maxRequestBytes());
+        filters.add(new HttpMount.FilterEntry("mcp-gate", endpoint.gate(), McpConventions.PATH));
+        // An exact mapping: it takes precedence over the HTTP API's "/*".
+        servlets.add(new HttpMount.ServletEntry("mcp", endpoint.servlet(), McpConventions.PATH));
+      }
+      return new HttpMount(filters, servlets, Optional.ofNullable(mcpService));
+    }
+
+    public ToolLedgerServer start() {
+      HttpMount mountable = mountable();
       QueuedThreadPool threads = new QueuedThreadPool(200, 8);
       threads.setName("toolledger-http");
       Server jetty = new Server(threads);
@@ -166,20 +194,16 @@ public final class ToolLedgerServer implements AutoCloseable {
       context.setContextPath("/");
       context.setErrorHandler(new ProblemErrorHandler());
       context.getServletHandler().setDecodeAmbiguousURIs(true);
-      // First of all filters: every later log line of the request carries its correlation id.
-      context.addFilter(
-          new FilterHolder(new RequestIds()), "/*", EnumSet.of(DispatcherType.REQUEST));
-      // Next, before authentication or any servlet: a browser page of a foreign origin (DNS
-      // rebinding, CSRF) is refused before anything of the request is looked at.
-      FilterHolder origins = new FilterHolder(new OriginCheck(config.allowedOrigins()));
-      origins.setAsyncSupported(true);
-      context.addFilter(origins, "/*", EnumSet.of(DispatcherType.REQUEST));
-      context.addServlet(
-          new ServletHolder(
-              "api", new ApiServlet(engine, tokens, reads, health, config.maxRequestBytes())),
-          "/*");
-      if (mcpService != null) {
-        mcpService.mount(context, tokens, engine.listener(), config.maxRequestBytes());
+      for (HttpMount.FilterEntry filter : mountable.filters()) {
+        FilterHolder holder = new FilterHolder(filter.filter());
+        holder.setName(filter.name());
+        holder.setAsyncSupported(true);
+        context.addFilter(holder, filter.path(), EnumSet.of(DispatcherType.REQUEST));
+      }
+      for (HttpMount.ServletEntry servlet : mountable.servlets()) {
+        ServletHolder holder = new ServletHolder(servlet.name(), servlet.servlet());
+        holder.setAsyncSupported(true);
+        context.addServlet(holder, servlet.path());
       }
       mounts.forEach(mount -> mount.accept(context));
 
@@ -195,9 +219,7 @@ public final class ToolLedgerServer implements AutoCloseable {
         } catch (Exception suppressed) {
           e.addSuppressed(suppressed);
         }
-        if (mcpService != null) {
-          mcpService.close();
-        }
+        mountable.close();
         throw new IllegalStateException(
             "cannot start the HTTP server on "
                 + config.bind()
@@ -207,7 +229,7 @@ public final class ToolLedgerServer implements AutoCloseable {
                 + e.getMessage(),
             e);
       }
-      return new ToolLedgerServer(jetty, connector, mcpService);
+      return new ToolLedgerServer(jetty, connector, mountable);
     }
   }
 }

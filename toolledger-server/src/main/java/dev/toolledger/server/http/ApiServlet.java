@@ -88,7 +88,7 @@ public final class ApiServlet extends HttpServlet {
   @Override
   protected void service(HttpServletRequest request, HttpServletResponse response)
       throws IOException {
-    String path = request.getRequestURI();
+    String path = pathWithin(request);
     String method = request.getMethod();
     try {
       if (path.equals("/health")) {
@@ -207,6 +207,17 @@ public final class ApiServlet extends HttpServlet {
   }
 
   private static final String STORE_UNAVAILABLE_RETRY_AFTER = "5";
+
+  /**
+   * The request's path below where the API is mounted, still percent-encoded (an operation key may
+   * hold an encoded '/'): the whole URI on ToolLedger's own server, the part after {@code
+   * /toolledger} when an application maps the servlet to {@code /toolledger/*}.
+   */
+  private static String pathWithin(HttpServletRequest request) {
+    String uri = request.getRequestURI();
+    String mount = request.getContextPath() + request.getServletPath();
+    return !mount.isEmpty() && uri.startsWith(mount) ? uri.substring(mount.length()) : uri;
+  }
 
   /** Public: no path, no driver message (those go to the log). */
   static final String STORE_UNAVAILABLE_DETAIL =

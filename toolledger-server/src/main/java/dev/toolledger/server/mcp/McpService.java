@@ -15,21 +15,18 @@ import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema.ServerCapabilities;
-import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
+import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import org.eclipse.jetty.ee10.servlet.FilterHolder;
-import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
-import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -92,15 +89,17 @@ public final class McpService implements AutoCloseable {
   }
 
   /**
-   * Serves Streamable HTTP at {@value McpConventions#PATH} in a servlet context whose other paths
-   * belong to the HTTP API. Requests without an active bearer token get {@code 401}; see {@link
-   * McpGate} for everything else answered before the SDK sees a request.
+   * The Streamable HTTP endpoint, to be served at {@value McpConventions#PATH} (the transport
+   * accepts any path ending so, which lets an application mount the ledger under a prefix of its
+   * own) in a servlet context whose other paths belong to the HTTP API. Register the {@link
+   * Endpoint#gate() gate} as a filter on the same path: requests without an active bearer token get
+   * {@code 401}; see {@link McpGate} for everything else answered before the SDK sees a request.
+   * Both must be registered as supporting asynchronous requests.
    *
    * @param listener counts the tool calls refused before they reach the engine
    * @param maxRequestBytes the largest JSON-RPC message accepted
    */
-  public void mount(
-      ServletContextHandler context, Tokens tokens, OutcomeListener listener, int maxRequestBytes) {
+  public Endpoint endpoint(Tokens tokens, OutcomeListener listener, int maxRequestBytes) {
     HttpServletStreamableServerTransportProvider transport =
         HttpServletStreamableServerTransportProvider.builder()
             .jsonMapper(jsonMapper)
@@ -125,23 +124,29 @@ public final class McpService implements AutoCloseable {
             .tools(tools.specifications(McpService::callerIn))
             .addToolFilter(tools.visibleTo(McpService::callerIn))
             .build());
+    McpGate gate =
+        new McpGate(
+            tokens,
+            sessions,
+            engine.tools(),
+            listener,
+            jsonMapper,
+            transport.protocolVersions(),
+            maxRequestBytes);
+    return new Endpoint(gate, transport);
+  }
 
-    FilterHolder auth =
-        new FilterHolder(
-            new McpGate(
-                tokens,
-                sessions,
-                engine.tools(),
-                listener,
-                jsonMapper,
-                transport.protocolVersions(),
-                maxRequestBytes));
-    auth.setAsyncSupported(true);
-    context.addFilter(auth, McpConventions.PATH, EnumSet.of(DispatcherType.REQUEST));
-    ServletHolder servlet = new ServletHolder("mcp", transport);
-    servlet.setAsyncSupported(true);
-    // An exact mapping: it takes precedence over the HTTP API's "/*".
-    context.addServlet(servlet, McpConventions.PATH);
+  /**
+   * The MCP endpoint's filter and servlet, container-neutral.
+   *
+   * @param gate authentication, sessions and bounds; a filter on the servlet's path
+   * @param servlet the SDK's Streamable HTTP transport
+   */
+  public record Endpoint(Filter gate, HttpServlet servlet) {
+    public Endpoint {
+      Objects.requireNonNull(gate, "gate");
+      Objects.requireNonNull(servlet, "servlet");
+    }
   }
 
   /**

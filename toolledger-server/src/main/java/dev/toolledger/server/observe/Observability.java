@@ -5,6 +5,7 @@ import dev.toolledger.core.engine.OutcomeListener;
 import dev.toolledger.core.engine.RecoveryReport;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.ops.OperationCatalog;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.jetty.JettyServerThreadPoolMetrics;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -13,6 +14,7 @@ import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.sql.SQLException;
@@ -58,13 +60,37 @@ public final class Observability implements AutoCloseable {
    */
   public static Observability create(
       JdbcLedgerStore store, Predicate<String> knownTool, Clock clock, Duration staleAfter) {
+    return create(store, knownTool, clock, staleAfter, null);
+  }
+
+  /**
+   * As {@link #create(JdbcLedgerStore, Predicate, Clock, Duration)}, and the ledger's own meters
+   * (requests, effects, latencies, the gauges read from the database) are also registered in {@code
+   * application}, the embedding application's registry (Spring Boot's, say). The JVM's and the
+   * pool's meters stay in the node's registry only: the application reports those itself.
+   *
+   * @param application the application's registry, or null for the node's registry alone
+   */
+  public static Observability create(
+      JdbcLedgerStore store,
+      Predicate<String> knownTool,
+      Clock clock,
+      Duration staleAfter,
+      MeterRegistry application) {
     Objects.requireNonNull(store, "store");
     if (staleAfter.isNegative() || staleAfter.isZero()) {
       throw new IllegalArgumentException("staleAfter must be positive");
     }
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    MeterRegistry ledgerMeters = registry;
+    if (application != null) {
+      CompositeMeterRegistry both = new CompositeMeterRegistry();
+      both.add(registry);
+      both.add(application);
+      ledgerMeters = both;
+    }
     new LedgerGauges(OperationCatalog.of(store), clock, staleAfter, GAUGE_REFRESH, System::nanoTime)
-        .bindTo(registry);
+        .bindTo(ledgerMeters);
     new JvmMemoryMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
     new ClassLoaderMetrics().bindTo(registry);
@@ -74,10 +100,14 @@ public final class Observability implements AutoCloseable {
     JvmGcMetrics gc = new JvmGcMetrics();
     gc.bindTo(registry);
     bindPool(store, registry);
-    return new Observability(registry, new LedgerMetrics(registry, knownTool), gc);
+    return new Observability(registry, new LedgerMetrics(ledgerMeters, knownTool), gc);
   }
 
   private static void bindPool(JdbcLedgerStore store, PrometheusMeterRegistry registry) {
+    if (store.borrowsDataSource()) {
+      // The application's pool reports to the application's registry, not to the ledger's.
+      return;
+    }
     try {
       store.dataSource().unwrap(HikariDataSource.class).setMetricRegistry(registry);
     } catch (SQLException | IllegalStateException e) {
