@@ -33,13 +33,16 @@ final class OperationRows {
   static Optional<OperationRecord> select(
       Connection connection, Statements statements, TenantId tenant, OperationKey key)
       throws SQLException {
-    try (PreparedStatement ps = statements.prepare(connection, SELECT)) {
-      ps.setString(1, tenant.value());
-      ps.setString(2, key.value());
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? Optional.of(read(rs, tenant, key)) : Optional.empty();
-      }
-    }
+    return statements.query(
+        connection,
+        SELECT,
+        ps -> {
+          ps.setString(1, tenant.value());
+          ps.setString(2, key.value());
+          try (ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? Optional.of(read(rs, tenant, key)) : Optional.empty();
+          }
+        });
   }
 
   static OperationRecord read(ResultSet rs) throws SQLException {
