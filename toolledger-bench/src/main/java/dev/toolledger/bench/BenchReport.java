@@ -119,15 +119,19 @@ public final class BenchReport {
     out.println();
     // What each operation cost: this process's CPU (clients and server; a PostgreSQL server's
     // own CPU is not included) and, for the engine's scenarios, how many operations shared each
-    // of the ledger's commits (group commit on SQLite).
-    out.printf("%-46s %12s %12s%n", "cost (store/threads/scenario)", "CPU us/op", "ops/commit");
+    // of the ledger's commits (group commit on SQLite). For scenarios through the HTTP server,
+    // the server's threads' share of that CPU.
+    out.printf(
+        "%-46s %12s %12s %14s%n",
+        "cost (store/threads/scenario)", "CPU us/op", "ops/commit", "server us/op");
     for (Measurement m : results) {
       if (m.operations > 0) {
         out.printf(
-            "%-46s %12.1f %12s%n",
+            "%-46s %12.1f %12s %14s%n",
             m.store + "/" + m.threads + "/" + m.scenario,
             m.cpuMicrosPerOp(),
-            m.commits > 0 ? String.format("%.2f", m.opsPerCommit()) : "-");
+            m.commits > 0 ? String.format("%.2f", m.opsPerCommit()) : "-",
+            m.serverCpuNanos > 0 ? String.format("%.1f", m.serverCpuMicrosPerOp()) : "-");
       }
     }
     out.println();
@@ -163,6 +167,10 @@ public final class BenchReport {
           .put("p99Ms", round(m.p99Ms()))
           .put("errors", m.failures)
           .put("cpuMicrosPerOp", round(m.cpuMicrosPerOp()));
+      if (m.serverCpuNanos > 0) {
+        ((ObjectNode) list.get(list.size() - 1))
+            .put("serverCpuMicrosPerOp", round(m.serverCpuMicrosPerOp()));
+      }
       if (m.commits > 0) {
         ((ObjectNode) list.get(list.size() - 1)).put("opsPerCommit", round(m.opsPerCommit()));
       }

@@ -68,10 +68,15 @@ public final class Harness {
               Measurement into = round == 0 ? null : results.get(scenario.name());
               long commitsBefore = target.store.commits();
               long cpuBefore = PROCESS.getProcessCpuTime();
+              Map<Long, Long> serverBefore =
+                  scenario.remote() ? ServerThreadsCpu.snapshot() : Map.of();
               slice(scenario, threads, into);
               if (into != null) {
                 into.commits += target.store.commits() - commitsBefore;
                 into.cpuNanos += PROCESS.getProcessCpuTime() - cpuBefore;
+                if (scenario.remote()) {
+                  into.serverCpuNanos += ServerThreadsCpu.since(serverBefore);
+                }
               }
               progress.step();
             }

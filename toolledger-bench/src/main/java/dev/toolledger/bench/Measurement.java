@@ -18,6 +18,12 @@ final class Measurement {
   /** CPU time of this process during the measured slices (clients and server alike). */
   long cpuNanos;
 
+  /**
+   * CPU time of the HTTP server's threads during the measured slices, for scenarios that go through
+   * the server ({@link ServerThreadsCpu}); 0 for in-process scenarios.
+   */
+  long serverCpuNanos;
+
   Measurement(String store, String scenario, int threads) {
     this.store = store;
     this.scenario = scenario;
@@ -31,6 +37,11 @@ final class Measurement {
   /** This process's CPU per operation, in microseconds; 0 when nothing was counted. */
   double cpuMicrosPerOp() {
     return operations == 0 ? 0 : cpuNanos / 1e3 / operations;
+  }
+
+  /** The HTTP server threads' CPU per operation, in microseconds; 0 when not measured. */
+  double serverCpuMicrosPerOp() {
+    return operations == 0 ? 0 : serverCpuNanos / 1e3 / operations;
   }
 
   /** Operations per commit of the ledger's store; 0 when it did not commit. */

@@ -84,10 +84,20 @@ final class Scenarios {
 
     /** Inserts the benchmark's note, as create-note would; returns its id. */
     static long insertNote(java.sql.Connection connection, long now) throws Exception {
+      return insertNote(
+          connection, Target.TENANT.value(), "benchmark note", "a note of ordinary size", now);
+    }
+
+    /**
+     * The statement itself, also what the harness's create-note tool ({@link BenchNoteTool}) runs.
+     */
+    static long insertNote(
+        java.sql.Connection connection, String tenant, String title, String body, long now)
+        throws Exception {
       try (PreparedStatement ps = connection.prepareStatement(INSERT)) {
-        ps.setString(1, Target.TENANT.value());
-        ps.setString(2, "benchmark note");
-        ps.setString(3, "a note of ordinary size");
+        ps.setString(1, tenant);
+        ps.setString(2, title);
+        ps.setString(3, body);
         ps.setLong(4, now);
         try (ResultSet rs = ps.executeQuery()) {
           rs.next();

@@ -6,9 +6,7 @@ import dev.toolledger.core.engine.ExecutionOutcome;
 import dev.toolledger.core.engine.Invocation;
 import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.json.Json;
-import dev.toolledger.examples.notes.NotesPlugin;
 import dev.toolledger.examples.notes.NotesTables;
-import dev.toolledger.examples.notes.NotesTool;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.PostgresOptions;
 import dev.toolledger.jdbc.SqliteOptions;
@@ -60,7 +58,9 @@ final class Target implements AutoCloseable {
     this.runId = randomHex(4);
     this.app =
         ToolLedgerApp.builder(store)
-            .plugin(NotesPlugin.serving(NotesTool.unlimited()))
+            // The notes tables come with the store's migrations above; the tool is the harness's
+            // create-note, whose effect is bare-insert's statement (see BenchNoteTool for why).
+            .tool(new BenchNoteTool())
             // One tenant drives every scenario: the per-tenant rate of new operations would be
             // the thing measured.
             .engineConfig(EngineConfig.builder().nodeId("bench").unlimitedNewOperations().build())

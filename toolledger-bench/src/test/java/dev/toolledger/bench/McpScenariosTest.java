@@ -86,6 +86,19 @@ class McpScenariosTest {
   }
 
   @Test
+  void callsThroughTheHttpApiCarryTheServerThreadsCpu() {
+    assertThat(report.results)
+        .filteredOn(m -> m.scenario.equals("http-keyed-create"))
+        .hasSize(4)
+        .allSatisfy(
+            m -> {
+              assertThat(m.serverCpuMicrosPerOp()).isPositive();
+              // The server's threads are part of this process; the clients' CPU is the rest.
+              assertThat(m.serverCpuNanos).isLessThan(m.cpuNanos);
+            });
+  }
+
+  @Test
   void everyKeyedCallOfTheRunExecutedOnceAndWroteOneNote() throws Exception {
     for (String store : List.of("sqlite-full", "sqlite-normal")) {
       long counted =

@@ -580,7 +580,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
             discard(connection, new IllegalStateException("rollback failed"));
           }
         } else {
-          dialect.commit(connection);
+          transaction.commit();
           committed();
         }
         return result;

@@ -33,46 +33,46 @@ final class OperationRows {
   static Optional<OperationRecord> select(
       Connection connection, Statements statements, TenantId tenant, OperationKey key)
       throws SQLException {
-    try (PreparedStatement ps = statements.prepare(connection, SELECT)) {
-      ps.setString(1, tenant.value());
-      ps.setString(2, key.value());
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? Optional.of(read(rs, tenant, key)) : Optional.empty();
-      }
-    }
+    return statements.query(
+        connection,
+        SELECT,
+        ps -> {
+          ps.setString(1, tenant.value());
+          ps.setString(2, key.value());
+          try (ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? Optional.of(read(rs, tenant, key)) : Optional.empty();
+          }
+        });
   }
 
   static OperationRecord read(ResultSet rs) throws SQLException {
     return read(rs, TenantId.of(rs.getString("tenant")), OperationKey.of(rs.getString("op_key")));
   }
 
-  /** Reads a row whose tenant and key the caller already holds, without parsing them again. */
+  /**
+   * Reads a row whose tenant and key the caller already holds, without parsing them again. The row
+   * must have been selected with {@link #COLUMNS}, in that order: columns are read by position,
+   * which spares the driver a lookup by name per column on the replay path.
+   */
   static OperationRecord read(ResultSet rs, TenantId tenant, OperationKey key) throws SQLException {
-    String tool = rs.getString("tool");
+    // 1 tenant, 2 op_key, 3 tool, 4 tool_version, 5 fingerprint, 6 state, 7 response_status,
+    // 8 response_body, 9 created_at, 10 completed_at, 11 expires_at
+    String tool = rs.getString(3);
     Optional<OperationIntent> intent =
         tool == null
             ? Optional.empty()
             : Optional.of(
-                new OperationIntent(
-                    tool,
-                    rs.getString("tool_version"),
-                    new Fingerprint(rs.getString("fingerprint"))));
-    OperationState state = OperationState.valueOf(rs.getString("state"));
-    String body = rs.getString("response_body");
-    int status = rs.getInt("response_status");
+                new OperationIntent(tool, rs.getString(4), new Fingerprint(rs.getString(5))));
+    OperationState state = OperationState.valueOf(rs.getString(6));
+    int status = rs.getInt(7);
+    String body = rs.getString(8);
     Optional<StoredResponse> response =
         state == OperationState.COMPLETED
             ? Optional.of(new StoredResponse(status, body))
             : Optional.empty();
+    Instant createdAt = Instant.ofEpochMilli(rs.getLong(9));
     return new OperationRecord(
-        tenant,
-        key,
-        intent,
-        state,
-        response,
-        Instant.ofEpochMilli(rs.getLong("created_at")),
-        instant(rs, "completed_at"),
-        instant(rs, "expires_at"));
+        tenant, key, intent, state, response, createdAt, instant(rs, 10), instant(rs, 11));
   }
 
   static List<HistoryEntry> history(Connection connection, TenantId tenant, OperationKey key)
@@ -122,6 +122,11 @@ final class OperationRows {
       ps.setLong(8, entry.fence());
       ps.executeUpdate();
     }
+  }
+
+  static Optional<Instant> instant(ResultSet rs, int column) throws SQLException {
+    long millis = rs.getLong(column);
+    return rs.wasNull() ? Optional.empty() : Optional.of(Instant.ofEpochMilli(millis));
   }
 
   static Optional<Instant> instant(ResultSet rs, String column) throws SQLException {

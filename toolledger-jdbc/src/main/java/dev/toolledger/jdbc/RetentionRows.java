@@ -46,24 +46,27 @@ final class RetentionRows {
   static Optional<Tombstone> select(
       Connection connection, Statements statements, TenantId tenant, OperationKey key)
       throws SQLException {
-    try (PreparedStatement ps = statements.prepare(connection, SELECT_TOMBSTONE)) {
-      ps.setString(1, tenant.value());
-      ps.setString(2, key.value());
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          return Optional.empty();
-        }
-        String fingerprint = rs.getString("fingerprint");
-        return Optional.of(
-            new Tombstone(
-                tenant,
-                key,
-                Optional.ofNullable(rs.getString("tool")),
-                Optional.ofNullable(fingerprint).map(Fingerprint::new),
-                Instant.ofEpochMilli(rs.getLong("expired_at")),
-                Instant.ofEpochMilli(rs.getLong("tombstone_until"))));
-      }
-    }
+    return statements.query(
+        connection,
+        SELECT_TOMBSTONE,
+        ps -> {
+          ps.setString(1, tenant.value());
+          ps.setString(2, key.value());
+          try (ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+              return Optional.empty();
+            }
+            String fingerprint = rs.getString("fingerprint");
+            return Optional.of(
+                new Tombstone(
+                    tenant,
+                    key,
+                    Optional.ofNullable(rs.getString("tool")),
+                    Optional.ofNullable(fingerprint).map(Fingerprint::new),
+                    Instant.ofEpochMilli(rs.getLong("expired_at")),
+                    Instant.ofEpochMilli(rs.getLong("tombstone_until"))));
+          }
+        });
   }
 
   /** An operation the sweep deleted. */

@@ -28,6 +28,46 @@ final class StatementCache implements Statements {
 
   @Override
   public PreparedStatement prepare(Connection connection, String sql) throws SQLException {
+    Map<String, PreparedStatement> statements = statementsOf(connection);
+    PreparedStatement statement = kept(connection, statements, sql);
+    return (PreparedStatement)
+        Proxy.newProxyInstance(
+            PreparedStatement.class.getClassLoader(),
+            new Class<?>[] {PreparedStatement.class},
+            new Reusable(statement, statements, sql));
+  }
+
+  /**
+   * The kept statement itself, without the wrappers of {@link #prepare}: no proxy is made and no
+   * call goes through reflection. What the wrappers do is done here around the work: a statement
+   * whose work threw is closed and dropped (see {@link Reusable}), any other is reset for the next
+   * caller of its connection.
+   */
+  @Override
+  public <T> T query(Connection connection, String sql, Query<T> work) throws SQLException {
+    Map<String, PreparedStatement> statements = statementsOf(connection);
+    PreparedStatement statement = kept(connection, statements, sql);
+    T result;
+    try {
+      result = work.run(statement);
+    } catch (SQLException | RuntimeException | Error e) {
+      statements.remove(sql, statement);
+      try {
+        statement.close();
+      } catch (SQLException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
+    ResultSet open = statement.getResultSet();
+    if (open != null) {
+      open.close();
+    }
+    statement.clearParameters();
+    return result;
+  }
+
+  private Map<String, PreparedStatement> statementsOf(Connection connection) throws SQLException {
     Connection physical = connection.unwrap(Connection.class);
     Map<String, PreparedStatement> statements = byConnection.get(physical);
     if (statements == null) {
@@ -36,16 +76,18 @@ final class StatementCache implements Statements {
       statements = new HashMap<>();
       byConnection.put(physical, statements);
     }
+    return statements;
+  }
+
+  private static PreparedStatement kept(
+      Connection connection, Map<String, PreparedStatement> statements, String sql)
+      throws SQLException {
     PreparedStatement statement = statements.get(sql);
     if (statement == null || statement.isClosed()) {
-      statement = physical.prepareStatement(sql);
+      statement = connection.unwrap(Connection.class).prepareStatement(sql);
       statements.put(sql, statement);
     }
-    return (PreparedStatement)
-        Proxy.newProxyInstance(
-            PreparedStatement.class.getClassLoader(),
-            new Class<?>[] {PreparedStatement.class},
-            new Reusable(statement, statements, sql));
+    return statement;
   }
 
   @Override

@@ -12,6 +12,24 @@ public interface Statements {
 
   PreparedStatement prepare(Connection connection, String sql) throws SQLException;
 
+  /**
+   * Runs {@code work} on the statement for {@code sql} and hands back what it returns; the work
+   * closes any result set it opens. Equivalent to preparing, running and closing, but a caching
+   * implementation may give the work its kept statement itself, without the wrappers that {@link
+   * #prepare} returns (the hot path of lookups and replays).
+   */
+  default <T> T query(Connection connection, String sql, Query<T> work) throws SQLException {
+    try (PreparedStatement statement = prepare(connection, sql)) {
+      return work.run(statement);
+    }
+  }
+
+  /** Work on one prepared statement. */
+  @FunctionalInterface
+  interface Query<T> {
+    T run(PreparedStatement statement) throws SQLException;
+  }
+
   /** Drops whatever is kept for a connection that is about to be closed for good. */
   default void forget(Connection connection) {}
 

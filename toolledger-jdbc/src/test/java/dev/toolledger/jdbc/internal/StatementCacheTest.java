@@ -1,0 +1,92 @@
+package dev.toolledger.jdbc.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.sqlite.SQLiteDataSource;
+
+/** The cache's unwrapped path ({@link Statements#query}) on a real SQLite file. */
+class StatementCacheTest {
+  private static final String SELECT = "SELECT name FROM items WHERE id = ?";
+
+  @TempDir Path dir;
+  private Connection connection;
+  private final Statements statements = Statements.cached();
+
+  @BeforeEach
+  void open() throws SQLException {
+    SQLiteDataSource sqlite = new SQLiteDataSource();
+    sqlite.setUrl("jdbc:sqlite:" + dir.resolve("cache.db"));
+    connection = sqlite.getConnection();
+    try (Statement st = connection.createStatement()) {
+      st.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL)");
+      st.execute("INSERT INTO items VALUES (1, 'one'), (2, 'two')");
+    }
+  }
+
+  @AfterEach
+  void close() throws SQLException {
+    statements.forget(connection);
+    connection.close();
+  }
+
+  private String name(int id, List<PreparedStatement> used) throws SQLException {
+    return statements.query(
+        connection,
+        SELECT,
+        ps -> {
+          used.add(ps);
+          ps.setInt(1, id);
+          try (ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? rs.getString(1) : null;
+          }
+        });
+  }
+
+  @Test
+  void queriesOfOneConnectionReuseOneStatementAndSeeTheirOwnParameters() throws SQLException {
+    List<PreparedStatement> used = new ArrayList<>();
+
+    assertThat(name(1, used)).isEqualTo("one");
+    assertThat(name(2, used)).isEqualTo("two");
+    assertThat(name(3, used)).isNull();
+
+    assertThat(used).hasSize(3);
+    assertThat(used.get(1)).isSameAs(used.get(0));
+    assertThat(used.get(2)).isSameAs(used.get(0));
+    assertThat(used.get(0).isClosed()).isFalse();
+  }
+
+  @Test
+  void aStatementWhoseWorkThrewIsClosedAndTheNextQueryGetsAFreshOne() throws SQLException {
+    List<PreparedStatement> used = new ArrayList<>();
+    assertThat(name(1, used)).isEqualTo("one");
+
+    assertThatThrownBy(
+            () ->
+                statements.query(
+                    connection,
+                    SELECT,
+                    ps -> {
+                      // As a driver reports a failed step: the statement may be unusable now.
+                      throw new SQLException("disk I/O error", "HY000", 10);
+                    }))
+        .isInstanceOf(SQLException.class);
+
+    assertThat(used.get(0).isClosed()).isTrue();
+    assertThat(name(2, used)).isEqualTo("two");
+    assertThat(used.get(1)).isNotSameAs(used.get(0));
+  }
+}
