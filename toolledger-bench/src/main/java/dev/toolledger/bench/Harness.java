@@ -68,10 +68,12 @@ public final class Harness {
               Measurement into = round == 0 ? null : results.get(scenario.name());
               long commitsBefore = target.store.commits();
               long cpuBefore = PROCESS.getProcessCpuTime();
+              Map<Long, Long> serverBefore = serverThreadsCpu();
               slice(scenario, threads, into);
               if (into != null) {
                 into.commits += target.store.commits() - commitsBefore;
                 into.cpuNanos += PROCESS.getProcessCpuTime() - cpuBefore;
+                into.serverCpuNanos += serverCpuSince(serverBefore);
               }
               progress.step();
             }
@@ -105,6 +107,32 @@ public final class Harness {
             .sqliteDirectory()
             .resolve("bench-" + spec.name() + "-" + Target.randomHex(3) + ".db"),
         spec.synchronous());
+  }
+
+  private static final java.lang.management.ThreadMXBean THREADS =
+      java.lang.management.ManagementFactory.getThreadMXBean();
+
+  /** The CPU time so far of each live thread of the node (named {@code toolledger-*}), by id. */
+  static Map<Long, Long> serverThreadsCpu() {
+    Map<Long, Long> cpu = new java.util.HashMap<>();
+    for (java.lang.management.ThreadInfo info : THREADS.getThreadInfo(THREADS.getAllThreadIds())) {
+      if (info != null && info.getThreadName().startsWith("toolledger-")) {
+        long nanos = THREADS.getThreadCpuTime(info.getThreadId());
+        if (nanos >= 0) {
+          cpu.put(info.getThreadId(), nanos);
+        }
+      }
+    }
+    return cpu;
+  }
+
+  /** The node's threads' CPU since {@code before}; threads started since count from zero. */
+  static long serverCpuSince(Map<Long, Long> before) {
+    long total = 0;
+    for (Map.Entry<Long, Long> now : serverThreadsCpu().entrySet()) {
+      total += now.getValue() - before.getOrDefault(now.getKey(), 0L);
+    }
+    return total;
   }
 
   /** Runs one scenario with {@code threads} threads for one slice; records into {@code into}. */

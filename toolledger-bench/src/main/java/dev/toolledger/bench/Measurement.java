@@ -18,6 +18,13 @@ final class Measurement {
   /** CPU time of this process during the measured slices (clients and server alike). */
   long cpuNanos;
 
+  /**
+   * CPU time of the node's own threads (those named {@code toolledger-*}: Jetty's request threads,
+   * the MCP engine threads, the stores' threads) during the measured slices: the server side alone,
+   * without the clients. Threads that end within a slice lose their share, so it is a lower bound.
+   */
+  long serverCpuNanos;
+
   Measurement(String store, String scenario, int threads) {
     this.store = store;
     this.scenario = scenario;
@@ -31,6 +38,11 @@ final class Measurement {
   /** This process's CPU per operation, in microseconds; 0 when nothing was counted. */
   double cpuMicrosPerOp() {
     return operations == 0 ? 0 : cpuNanos / 1e3 / operations;
+  }
+
+  /** The node's threads' CPU per operation, in microseconds; 0 when nothing was counted. */
+  double serverCpuMicrosPerOp() {
+    return operations == 0 ? 0 : serverCpuNanos / 1e3 / operations;
   }
 
   /** Operations per commit of the ledger's store; 0 when it did not commit. */
