@@ -71,9 +71,10 @@ public final class Harness {
               Map<Long, Long> serverBefore = serverThreadsCpu();
               slice(scenario, threads, into);
               if (into != null) {
+                // The node's window lies inside the process's: its share never exceeds the whole.
+                into.serverCpuNanos += serverCpuSince(serverBefore);
                 into.commits += target.store.commits() - commitsBefore;
                 into.cpuNanos += PROCESS.getProcessCpuTime() - cpuBefore;
-                into.serverCpuNanos += serverCpuSince(serverBefore);
               }
               progress.step();
             }

@@ -672,6 +672,14 @@ final class Scenarios {
       HttpClientStreamableHttpTransport transport =
           HttpClientStreamableHttpTransport.builder(mcp.resolve("/").toString())
               .endpoint(McpConventions.PATH)
+              // HTTP/1.1, as toolledger-client-mcp sets it: the node serves HTTP/1.1, and the
+              // JDK client's default (HTTP/2) would offer an h2c upgrade on every new connection.
+              // No executor: a direct one runs the SDK's work on the client's selector thread,
+              // which the JDK documents as unsafe, and a fixed pool of 2 measured no better than
+              // the default (docs/benchmarks.md, "Where MCP's time goes").
+              .clientBuilder(
+                  java.net.http.HttpClient.newBuilder()
+                      .version(java.net.http.HttpClient.Version.HTTP_1_1))
               .addHttpRequestCustomizer(
                   (request, method, endpoint, body, context) ->
                       request.header("Authorization", "Bearer " + target.token))
