@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.dbos.transact.DBOS;
 import dev.dbos.transact.config.DBOSConfig;
 import dev.dbos.transact.context.WorkflowOptions;
+import dev.dbos.transact.txstep.JdbcStepFactory;
 import dev.dbos.transact.workflow.Workflow;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -19,16 +20,16 @@ import javax.sql.DataSource;
 
 /**
  * The peer the harness measures beside the ledger: DBOS Transact for Java on the same PostgreSQL
- * server, a workflow whose id is the operation key and whose one step inserts the same note row as
- * {@code create-note} (into the same {@code notes} table, through the same pool). DBOS keeps its
- * system tables in a schema of its own ({@code dbos_bench_<random>}), with a connection pool of its
+ * server, a workflow whose id is the operation key and whose one step, a transactional step,
+ * inserts the same note row as {@code create-note} (into the same {@code notes} table, through the
+ * same pool) and records its output in that same transaction. DBOS keeps its system tables and its
+ * step outputs in a schema of its own ({@code dbos_bench_<random>}), with a connection pool of its
  * own of the ledger's size, and the schema is dropped by {@link #close()}.
  *
  * <p>What it guarantees, as DBOS documents it: a workflow id runs to completion once, and calling
- * it again returns the recorded output without running it; a step's output is recorded in the
- * system database after the step returns, in a transaction of its own, so a crash between the
- * note's commit and that record runs the step again (at least once). It does not compare a second
- * call's arguments with the first's.
+ * it again returns the recorded output without running it; a transactional step's output commits
+ * with the step's own writes, so the note is written once. It does not compare a second call's
+ * arguments with the first's (PeerDbosTest shows it).
  */
 final class DbosPeer implements AutoCloseable {
   /** How many completed workflow ids {@code peer-dbos-replay} cycles through, as {@code replay}. */
@@ -39,29 +40,32 @@ final class DbosPeer implements AutoCloseable {
     long createNote(String title, String body) throws SQLException;
   }
 
-  /** The workflow's implementation. */
+  /**
+   * The workflow's implementation: its step is a DBOS transactional step ({@link JdbcStepFactory}),
+   * which commits the step's output in the same transaction as the note, so the note is written
+   * exactly once, the same guarantee the ledger gives an effect in its transaction.
+   */
   public static final class NoteWorkflowsImpl implements NoteWorkflows {
-    private final DBOS dbos;
-    private final DataSource notes;
+    private final JdbcStepFactory steps;
 
-    NoteWorkflowsImpl(DBOS dbos, DataSource notes) {
-      this.dbos = dbos;
-      this.notes = notes;
+    NoteWorkflowsImpl(JdbcStepFactory steps) {
+      this.steps = steps;
     }
 
     @Workflow(name = "create-note")
     @Override
     public long createNote(String title, String body) throws SQLException {
-      return dbos.runStep(() -> insert(title, body), "insert-note");
+      JdbcStepFactory.TransactionalFunction<Long, SQLException> insert =
+          connection -> insert(connection, title, body);
+      return steps.txStep(insert, "insert-note");
     }
 
-    private long insert(String title, String body) throws SQLException {
-      // Autocommit: one transaction, as a DBOS step that writes to the application's database.
-      try (Connection connection = notes.getConnection();
-          var ps =
-              connection.prepareStatement(
-                  "INSERT INTO notes (tenant, title, body, created_at) VALUES (?, ?, ?, ?)"
-                      + " RETURNING id")) {
+    private static long insert(Connection connection, String title, String body)
+        throws SQLException {
+      try (var ps =
+          connection.prepareStatement(
+              "INSERT INTO notes (tenant, title, body, created_at) VALUES (?, ?, ?, ?)"
+                  + " RETURNING id")) {
         ps.setString(1, Target.TENANT.value());
         ps.setString(2, title);
         ps.setString(3, body);
@@ -107,8 +111,10 @@ final class DbosPeer implements AutoCloseable {
                   .withDatabaseSchema(schema)
                   .withAdminServer(false));
       this.dbos = started;
-      this.workflows =
-          started.registerProxy(NoteWorkflows.class, new NoteWorkflowsImpl(started, notes));
+      // Its table of step outputs (tx_step_outputs) goes in DBOS's schema, in the same database
+      // as the notes, so that it commits with them.
+      JdbcStepFactory steps = new JdbcStepFactory(started, notes, schema);
+      this.workflows = started.registerProxy(NoteWorkflows.class, new NoteWorkflowsImpl(steps));
       started.launch();
       prepareReplays();
     } catch (RuntimeException e) {
