@@ -37,10 +37,16 @@ public final class Harness {
     if (options.postgresUrl().isPresent()) {
       specs.add(new TargetSpec("postgresql", null));
     }
-    int scenarioCount =
-        options.scenarios().isEmpty() ? Scenarios.NAMES.size() : options.scenarios().size();
-    progress.total(
-        (long) specs.size() * options.threads().size() * scenarioCount * (options.rounds() + 1));
+    List<String> chosen = options.scenarios().isEmpty() ? Scenarios.NAMES : options.scenarios();
+    long slices = 0;
+    for (TargetSpec spec : specs) {
+      // The peer's scenarios run on PostgreSQL only.
+      slices +=
+          chosen.stream()
+              .filter(n -> spec.synchronous() == null || !Scenarios.POSTGRES_ONLY.contains(n))
+              .count();
+    }
+    progress.total(slices * options.threads().size() * (options.rounds() + 1));
 
     BenchReport report = new BenchReport();
     for (TargetSpec spec : specs) {

@@ -28,13 +28,18 @@ import java.util.concurrent.atomic.AtomicLong;
 final class Scenarios {
   private Scenarios() {}
 
-  /** Every scenario's name, in the order they run. */
+  /**
+   * Every scenario's name, in the order they run (and the report and chart show them): the peer's
+   * beside the ledger's {@code keyed-create} and {@code replay}.
+   */
   static final List<String> NAMES =
       List.of(
           "bare-insert",
           "keyed-create",
+          "peer-dbos-create",
           "keyed-create-limited",
           "replay",
+          "peer-dbos-replay",
           "two-phase",
           "keyed-floor",
           "http-keyed-create",
@@ -42,34 +47,34 @@ final class Scenarios {
           "mcp-keyed-create",
           "mcp-raw-keyed-create",
           "decl-http-create",
-          "decl-upstream-direct",
-          "peer-dbos-create",
-          "peer-dbos-replay");
+          "decl-upstream-direct");
 
   /** The scenarios that run on PostgreSQL only (DBOS Transact supports no other database). */
   static final List<String> POSTGRES_ONLY = List.of("peer-dbos-create", "peer-dbos-replay");
 
+  /** The target's scenarios in {@link #NAMES}' order; the peer's on PostgreSQL only. */
   static List<Scenario> all(Target target) {
     AtomicLong keys = target.keys;
-    List<Scenario> all =
-        new java.util.ArrayList<>(
-            List.of(
-                new BareInsert(target),
-                new KeyedCreate(target, keys),
-                new KeyedCreateLimited(target, keys),
-                new Replay(target),
-                new TwoPhase(target, keys),
-                new KeyedFloor(target, keys),
-                new HttpKeyedCreate(target, keys),
-                new HttpReplay(target),
-                new McpKeyedCreate(target, keys),
-                new McpRawKeyedCreate(target, keys),
-                new DeclarativeHttpCreate(target, keys),
-                new UpstreamDirect(target, keys)));
-    if (target.postgresUrl.isPresent()) {
+    boolean postgres = target.postgresUrl.isPresent();
+    List<Scenario> all = new java.util.ArrayList<>();
+    all.add(new BareInsert(target));
+    all.add(new KeyedCreate(target, keys));
+    if (postgres) {
       all.add(new PeerDbosCreate(target, keys));
+    }
+    all.add(new KeyedCreateLimited(target, keys));
+    all.add(new Replay(target));
+    if (postgres) {
       all.add(new PeerDbosReplay(target));
     }
+    all.add(new TwoPhase(target, keys));
+    all.add(new KeyedFloor(target, keys));
+    all.add(new HttpKeyedCreate(target, keys));
+    all.add(new HttpReplay(target));
+    all.add(new McpKeyedCreate(target, keys));
+    all.add(new McpRawKeyedCreate(target, keys));
+    all.add(new DeclarativeHttpCreate(target, keys));
+    all.add(new UpstreamDirect(target, keys));
     return all;
   }
 
