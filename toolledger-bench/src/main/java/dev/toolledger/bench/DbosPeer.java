@@ -20,11 +20,11 @@ import javax.sql.DataSource;
 
 /**
  * The peer the harness measures beside the ledger: DBOS Transact for Java on the same PostgreSQL
- * server, a workflow whose id is the operation key and whose one step, a transactional step,
- * inserts the same note row as {@code create-note} (into the same {@code notes} table, through the
- * same pool) and records its output in that same transaction. DBOS keeps its system tables and its
- * step outputs in a schema of its own ({@code dbos_bench_<random>}), with a connection pool of its
- * own of the ledger's size, and the schema is dropped by {@link #close()}.
+ * server, a workflow whose id is the operation key and whose one step, a transactional step, writes
+ * what {@code create-note} writes (the tenant's turn row and the numbered note, into the same
+ * tables, through the same pool) and records its output in that same transaction. DBOS keeps its
+ * system tables and its step outputs in a schema of its own ({@code dbos_bench_<random>}), with a
+ * connection pool of its own of the ledger's size, and the schema is dropped by {@link #close()}.
  *
  * <p>What it guarantees, as DBOS documents it: a workflow id runs to completion once, and calling
  * it again returns the recorded output without running it; a transactional step's output commits
@@ -60,16 +60,31 @@ final class DbosPeer implements AutoCloseable {
       return steps.txStep(insert, "insert-note");
     }
 
+    /**
+     * What {@code create-note} writes (NotesTool.insert): the tenant's turn row first, which holds
+     * a concurrent create of the same tenant until the transaction ends, then the note under the
+     * tenant's next number. Returns the note's id.
+     */
     private static long insert(Connection connection, String title, String body)
         throws SQLException {
+      String tenant = Target.TENANT.value();
       try (var ps =
           connection.prepareStatement(
-              "INSERT INTO notes (tenant, title, body, created_at) VALUES (?, ?, ?, ?)"
+              "INSERT INTO notes_tenants (tenant, created) VALUES (?, 1) ON CONFLICT (tenant)"
+                  + " DO UPDATE SET created = notes_tenants.created + 1")) {
+        ps.setString(1, tenant);
+        ps.executeUpdate();
+      }
+      try (var ps =
+          connection.prepareStatement(
+              "INSERT INTO notes (tenant, number, title, body, created_at) VALUES (?,"
+                  + " (SELECT COALESCE(MAX(number), 0) + 1 FROM notes WHERE tenant = ?), ?, ?, ?)"
                   + " RETURNING id")) {
-        ps.setString(1, Target.TENANT.value());
-        ps.setString(2, title);
-        ps.setString(3, body);
-        ps.setLong(4, System.currentTimeMillis());
+        ps.setString(1, tenant);
+        ps.setString(2, tenant);
+        ps.setString(3, title);
+        ps.setString(4, body);
+        ps.setLong(5, System.currentTimeMillis());
         try (var rs = ps.executeQuery()) {
           rs.next();
           return rs.getLong(1);
