@@ -37,10 +37,16 @@ public final class Harness {
     if (options.postgresUrl().isPresent()) {
       specs.add(new TargetSpec("postgresql", null));
     }
-    int scenarioCount =
-        options.scenarios().isEmpty() ? Scenarios.NAMES.size() : options.scenarios().size();
-    progress.total(
-        (long) specs.size() * options.threads().size() * scenarioCount * (options.rounds() + 1));
+    List<String> chosen = options.scenarios().isEmpty() ? Scenarios.NAMES : options.scenarios();
+    long slices = 0;
+    for (TargetSpec spec : specs) {
+      // The peer's scenarios run on PostgreSQL only.
+      slices +=
+          chosen.stream()
+              .filter(n -> spec.synchronous() == null || !Scenarios.POSTGRES_ONLY.contains(n))
+              .count();
+    }
+    progress.total(slices * options.threads().size() * (options.rounds() + 1));
 
     BenchReport report = new BenchReport();
     for (TargetSpec spec : specs) {
@@ -68,15 +74,13 @@ public final class Harness {
               Measurement into = round == 0 ? null : results.get(scenario.name());
               long commitsBefore = target.store.commits();
               long cpuBefore = PROCESS.getProcessCpuTime();
-              Map<Long, Long> serverBefore =
-                  scenario.remote() ? ServerThreadsCpu.snapshot() : Map.of();
+              Map<Long, Long> serverBefore = serverThreadsCpu();
               slice(scenario, threads, into);
               if (into != null) {
+                // The node's window lies inside the process's: its share never exceeds the whole.
+                into.serverCpuNanos += serverCpuSince(serverBefore);
                 into.commits += target.store.commits() - commitsBefore;
                 into.cpuNanos += PROCESS.getProcessCpuTime() - cpuBefore;
-                if (scenario.remote()) {
-                  into.serverCpuNanos += ServerThreadsCpu.since(serverBefore);
-                }
               }
               progress.step();
             }
@@ -110,6 +114,32 @@ public final class Harness {
             .sqliteDirectory()
             .resolve("bench-" + spec.name() + "-" + Target.randomHex(3) + ".db"),
         spec.synchronous());
+  }
+
+  private static final java.lang.management.ThreadMXBean THREADS =
+      java.lang.management.ManagementFactory.getThreadMXBean();
+
+  /** The CPU time so far of each live thread of the node (named {@code toolledger-*}), by id. */
+  static Map<Long, Long> serverThreadsCpu() {
+    Map<Long, Long> cpu = new java.util.HashMap<>();
+    for (java.lang.management.ThreadInfo info : THREADS.getThreadInfo(THREADS.getAllThreadIds())) {
+      if (info != null && info.getThreadName().startsWith("toolledger-")) {
+        long nanos = THREADS.getThreadCpuTime(info.getThreadId());
+        if (nanos >= 0) {
+          cpu.put(info.getThreadId(), nanos);
+        }
+      }
+    }
+    return cpu;
+  }
+
+  /** The node's threads' CPU since {@code before}; threads started since count from zero. */
+  static long serverCpuSince(Map<Long, Long> before) {
+    long total = 0;
+    for (Map.Entry<Long, Long> now : serverThreadsCpu().entrySet()) {
+      total += now.getValue() - before.getOrDefault(now.getKey(), 0L);
+    }
+    return total;
   }
 
   /** Runs one scenario with {@code threads} threads for one slice; records into {@code into}. */

@@ -19,8 +19,9 @@ final class Measurement {
   long cpuNanos;
 
   /**
-   * CPU time of the HTTP server's threads during the measured slices, for scenarios that go through
-   * the server ({@link ServerThreadsCpu}); 0 for in-process scenarios.
+   * CPU time of the node's own threads (those named {@code toolledger-*}: Jetty's request threads,
+   * the MCP engine threads, the stores' threads) during the measured slices: the server side alone,
+   * without the clients. Threads that end within a slice lose their share, so it is a lower bound.
    */
   long serverCpuNanos;
 
@@ -39,7 +40,7 @@ final class Measurement {
     return operations == 0 ? 0 : cpuNanos / 1e3 / operations;
   }
 
-  /** The HTTP server threads' CPU per operation, in microseconds; 0 when not measured. */
+  /** The node's threads' CPU per operation, in microseconds; 0 when nothing was counted. */
   double serverCpuMicrosPerOp() {
     return operations == 0 ? 0 : serverCpuNanos / 1e3 / operations;
   }

@@ -28,33 +28,207 @@ import java.util.concurrent.atomic.AtomicLong;
 final class Scenarios {
   private Scenarios() {}
 
-  /** Every scenario's name, in the order they run. */
+  /**
+   * Every scenario's name, in the order they run (and the report and chart show them): the peer's
+   * beside the ledger's {@code keyed-create} and {@code replay}.
+   */
   static final List<String> NAMES =
       List.of(
           "bare-insert",
           "keyed-create",
+          "peer-dbos-create",
           "keyed-create-limited",
           "replay",
+          "peer-dbos-replay",
           "two-phase",
           "keyed-floor",
           "http-keyed-create",
           "http-replay",
           "mcp-keyed-create",
-          "mcp-raw-keyed-create");
+          "mcp-raw-keyed-create",
+          "decl-http-create",
+          "decl-upstream-direct");
 
+  /** The scenarios that run on PostgreSQL only (DBOS Transact supports no other database). */
+  static final List<String> POSTGRES_ONLY = List.of("peer-dbos-create", "peer-dbos-replay");
+
+  /** The target's scenarios in {@link #NAMES}' order; the peer's on PostgreSQL only. */
   static List<Scenario> all(Target target) {
     AtomicLong keys = target.keys;
-    return List.of(
-        new BareInsert(target),
-        new KeyedCreate(target, keys),
-        new KeyedCreateLimited(target, keys),
-        new Replay(target),
-        new TwoPhase(target, keys),
-        new KeyedFloor(target, keys),
-        new HttpKeyedCreate(target, keys),
-        new HttpReplay(target),
-        new McpKeyedCreate(target, keys),
-        new McpRawKeyedCreate(target, keys));
+    boolean postgres = target.postgresUrl.isPresent();
+    List<Scenario> all = new java.util.ArrayList<>();
+    all.add(new BareInsert(target));
+    all.add(new KeyedCreate(target, keys));
+    if (postgres) {
+      all.add(new PeerDbosCreate(target, keys));
+    }
+    all.add(new KeyedCreateLimited(target, keys));
+    all.add(new Replay(target));
+    if (postgres) {
+      all.add(new PeerDbosReplay(target));
+    }
+    all.add(new TwoPhase(target, keys));
+    all.add(new KeyedFloor(target, keys));
+    all.add(new HttpKeyedCreate(target, keys));
+    all.add(new HttpReplay(target));
+    all.add(new McpKeyedCreate(target, keys));
+    all.add(new McpRawKeyedCreate(target, keys));
+    all.add(new DeclarativeHttpCreate(target, keys));
+    all.add(new UpstreamDirect(target, keys));
+    return all;
+  }
+
+  /**
+   * A declarative {@code kind: http} tool ({@value Target#REMOTE_TOOL}, loaded from a tools file)
+   * through the real HTTP server, a new {@code Idempotency-Key} each call: the engine claims the
+   * key (one commit), the tool POSTs the note to the in-process upstream with the operation's
+   * downstream key, and the engine records the upstream's answer (a second commit). Set against
+   * {@code decl-upstream-direct}, it is what making an idempotent REST endpoint safe to retry
+   * through ToolLedger costs its callers.
+   */
+  static final class DeclarativeHttpCreate implements Scenario, AutoCloseable {
+    private static final byte[] BODY = Target.NOTE.getBytes(StandardCharsets.UTF_8);
+    private final Target target;
+    private final Http1Clients http;
+    private final AtomicLong keys;
+
+    DeclarativeHttpCreate(Target target, AtomicLong keys) {
+      this.target = target;
+      this.http = new Http1Clients(target.app.uri());
+      this.keys = keys;
+    }
+
+    @Override
+    public String name() {
+      return "decl-http-create";
+    }
+
+    @Override
+    public boolean remote() {
+      return true;
+    }
+
+    @Override
+    public void run(int thread, long sequence) throws Exception {
+      Http1Clients.Response response =
+          http.post(
+              thread,
+              "/v1/tools/" + Target.REMOTE_TOOL,
+              Map.of(
+                  "Authorization",
+                  "Bearer " + target.token,
+                  "Idempotency-Key",
+                  newKey(target, keys),
+                  "Content-Type",
+                  "application/json"),
+              BODY);
+      expect(response, 201, "false");
+    }
+
+    @Override
+    public void close() {
+      http.close();
+    }
+  }
+
+  /**
+   * The same clients calling the declarative tool's upstream directly: {@code POST /notes} with the
+   * same body and a new {@code Idempotency-Key}, on the harness's HTTP/1.1 sockets.
+   */
+  static final class UpstreamDirect implements Scenario, AutoCloseable {
+    private static final byte[] BODY = Target.NOTE.getBytes(StandardCharsets.UTF_8);
+    private final Target target;
+    private final Http1Clients http;
+    private final AtomicLong keys;
+
+    UpstreamDirect(Target target, AtomicLong keys) {
+      this.target = target;
+      this.http = new Http1Clients(target.upstream.uri());
+      this.keys = keys;
+    }
+
+    @Override
+    public String name() {
+      return "decl-upstream-direct";
+    }
+
+    @Override
+    public boolean remote() {
+      return true;
+    }
+
+    @Override
+    public void run(int thread, long sequence) throws Exception {
+      Http1Clients.Response response =
+          http.post(
+              thread,
+              NotesUpstream.PATH,
+              Map.of("Idempotency-Key", newKey(target, keys), "Content-Type", "application/json"),
+              BODY);
+      if (response.status() != 201) {
+        throw new IllegalStateException("the upstream answered HTTP " + response.status());
+      }
+    }
+
+    @Override
+    public void close() {
+      http.close();
+    }
+  }
+
+  /**
+   * The peer: a DBOS Transact workflow whose id is a new operation key and whose one step inserts
+   * the note ({@link DbosPeer}), on the same PostgreSQL server. DBOS launches on the first call (in
+   * the warm-up round), so that a run without it does not pay for its startup.
+   */
+  static final class PeerDbosCreate implements Scenario {
+    private final Target target;
+    private final AtomicLong keys;
+
+    PeerDbosCreate(Target target, AtomicLong keys) {
+      this.target = target;
+      this.keys = keys;
+    }
+
+    @Override
+    public String name() {
+      return "peer-dbos-create";
+    }
+
+    @Override
+    public void run(int thread, long sequence) {
+      target.dbos().create(newKey(target, keys));
+    }
+  }
+
+  /**
+   * The peer's replay: one of {@value DbosPeer#REPLAY_IDS} completed workflow ids again, whose
+   * recorded output DBOS returns without running the step; checked to be the first run's note.
+   */
+  static final class PeerDbosReplay implements Scenario {
+    private final Target target;
+
+    PeerDbosReplay(Target target) {
+      this.target = target;
+    }
+
+    @Override
+    public String name() {
+      return "peer-dbos-replay";
+    }
+
+    @Override
+    public void run(int thread, long sequence) {
+      // DBOS launches on the first call (in the warm-up round), so that a run without it does not
+      // pay for its startup.
+      DbosPeer dbos = target.dbos();
+      int i = (int) ((sequence * 31 + thread) % DbosPeer.REPLAY_IDS);
+      long note = dbos.create(dbos.replayId(i));
+      if (note != dbos.replayNote(i)) {
+        throw new IllegalStateException(
+            "DBOS answered note " + note + " for a replay of note " + dbos.replayNote(i));
+      }
+    }
   }
 
   /**
@@ -513,6 +687,14 @@ final class Scenarios {
       HttpClientStreamableHttpTransport transport =
           HttpClientStreamableHttpTransport.builder(mcp.resolve("/").toString())
               .endpoint(McpConventions.PATH)
+              // HTTP/1.1, as toolledger-client-mcp sets it: the node serves HTTP/1.1, and the
+              // JDK client's default (HTTP/2) would offer an h2c upgrade on every new connection.
+              // No executor: a direct one runs the SDK's work on the client's selector thread,
+              // which the JDK documents as unsafe, and a fixed pool of 2 measured no better than
+              // the default (docs/benchmarks.md, "Where MCP's time goes").
+              .clientBuilder(
+                  java.net.http.HttpClient.newBuilder()
+                      .version(java.net.http.HttpClient.Version.HTTP_1_1))
               .addHttpRequestCustomizer(
                   (request, method, endpoint, body, context) ->
                       request.header("Authorization", "Bearer " + target.token))

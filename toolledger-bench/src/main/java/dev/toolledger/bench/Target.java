@@ -6,6 +6,7 @@ import dev.toolledger.core.engine.ExecutionOutcome;
 import dev.toolledger.core.engine.Invocation;
 import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.json.Json;
+import dev.toolledger.declarative.ToolsFile;
 import dev.toolledger.examples.notes.NotesTables;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.PostgresOptions;
@@ -36,6 +37,7 @@ final class Target implements AutoCloseable {
   static final String TENANT_NAME = "bench";
   static final TenantId TENANT = TenantId.of(TENANT_NAME);
   static final int REPLAY_KEYS = 1000;
+  static final int POOL_SIZE = 32;
   static final String NOTE = "{\"title\":\"benchmark note\",\"body\":\"a note of ordinary size\"}";
 
   final String name;
@@ -45,19 +47,39 @@ final class Target implements AutoCloseable {
   final Optional<Path> directory;
   final String runId;
 
+  /** The PostgreSQL URL of this target's schema; empty for SQLite. */
+  final Optional<String> postgresUrl;
+
+  private DbosPeer dbos;
+
+  /** The upstream of the declarative {@value #REMOTE_TOOL} tool. */
+  final NotesUpstream upstream;
+
+  /** The declarative ({@code kind: http}) tool whose upstream is {@link #upstream}. */
+  static final String REMOTE_TOOL = "create-remote-note";
+
   /** New keys are numbered across every configuration of the run, so none repeats. */
   final java.util.concurrent.atomic.AtomicLong keys = new java.util.concurrent.atomic.AtomicLong();
 
   private final Runnable cleanup;
 
-  private Target(String name, JdbcLedgerStore store, Optional<Path> directory, Runnable cleanup) {
+  private Target(
+      String name,
+      JdbcLedgerStore store,
+      Optional<Path> directory,
+      Optional<String> postgresUrl,
+      Runnable cleanup) {
     this.name = name;
+    this.postgresUrl = postgresUrl;
     this.store = store;
     this.directory = directory;
     this.cleanup = cleanup;
     this.runId = randomHex(4);
+    this.upstream = new NotesUpstream();
+    ToolLedgerApp.Builder builder = ToolLedgerApp.builder(store);
+    declarativeTools(upstream).forEach(builder::tool);
     this.app =
-        ToolLedgerApp.builder(store)
+        builder
             // The notes tables come with the store's migrations above; the tool is the harness's
             // create-note, whose effect is bare-insert's statement (see BenchNoteTool for why).
             .tool(new BenchNoteTool())
@@ -76,6 +98,48 @@ final class Target implements AutoCloseable {
       if (!(outcome instanceof ExecutionOutcome.Executed)) {
         throw new IllegalStateException("could not prepare replay key " + i + ": " + outcome);
       }
+    }
+  }
+
+  /**
+   * The declarative scenarios' tool, loaded from a tools file as a user would write it: {@code
+   * create-remote-note} sends the parameters to {@code POST /notes} of the upstream with the
+   * operation's downstream key in {@code Idempotency-Key}, and the upstream honours it.
+   */
+  static List<dev.toolledger.api.Tool> declarativeTools(NotesUpstream upstream) {
+    String yaml =
+        String.join(
+            "\n",
+            "tools:",
+            "  - kind: http",
+            "    name: " + REMOTE_TOOL,
+            "    version: \"1\"",
+            "    description: Creates a note in the benchmark's upstream notes service.",
+            "    parameters:",
+            "      type: object",
+            "      required: [title, body]",
+            "      additionalProperties: false",
+            "      properties:",
+            "        title: {type: string}",
+            "        body: {type: string}",
+            "    request:",
+            "      method: POST",
+            "      url: " + upstream.uri().resolve(NotesUpstream.PATH),
+            "      timeout: 5s",
+            "    idempotent-upstream: true",
+            "");
+    try {
+      Path file = java.nio.file.Files.createTempFile("toolledger-bench-tools", ".yaml");
+      try {
+        java.nio.file.Files.writeString(file, yaml);
+        return ToolsFile.load(file);
+      } finally {
+        java.nio.file.Files.deleteIfExists(file);
+      }
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("cannot write the bench's tools file", e);
+    } catch (dev.toolledger.declarative.DefinitionException e) {
+      throw new IllegalStateException("the bench's tools file is wrong: " + e.getMessage(), e);
     }
   }
 
@@ -111,10 +175,11 @@ final class Target implements AutoCloseable {
         JdbcLedgerStore.sqlite(
             SqliteOptions.builder(file)
                 .synchronous(synchronous)
-                .poolSize(32)
+                .poolSize(POOL_SIZE)
                 .migrations(PluginRegistration.migrations(NotesTables.schema()), benchTables())
                 .build());
-    return new Target(name, store, Optional.of(file.toAbsolutePath().getParent()), () -> {});
+    return new Target(
+        name, store, Optional.of(file.toAbsolutePath().getParent()), Optional.empty(), () -> {});
   }
 
   /** A PostgreSQL target in a new schema of the given database, dropped by {@link #close()}. */
@@ -130,13 +195,14 @@ final class Target implements AutoCloseable {
     JdbcLedgerStore store =
         JdbcLedgerStore.postgres(
             PostgresOptions.builder(scoped)
-                .poolSize(32)
+                .poolSize(POOL_SIZE)
                 .migrations(PluginRegistration.migrations(NotesTables.schema()), benchTables())
                 .build());
     return new Target(
         "postgresql",
         store,
         Optional.empty(),
+        Optional.of(scoped),
         () -> {
           try (Connection admin = DriverManager.getConnection(url);
               Statement st = admin.createStatement()) {
@@ -159,9 +225,32 @@ final class Target implements AutoCloseable {
     return Scenarios.all(this);
   }
 
+  /**
+   * DBOS on this target's PostgreSQL server, launched on first use (its startup and replay
+   * workflows cost seconds, so a run that does not measure it does not pay for them).
+   *
+   * @throws IllegalStateException on a SQLite target: DBOS Transact runs on PostgreSQL only
+   */
+  synchronized DbosPeer dbos() {
+    if (dbos == null) {
+      String url =
+          postgresUrl.orElseThrow(
+              () -> new IllegalStateException("DBOS Transact runs on PostgreSQL only"));
+      dbos = new DbosPeer(url, store.dataSource(), POOL_SIZE);
+    }
+    return dbos;
+  }
+
   @Override
   public void close() {
+    synchronized (this) {
+      if (dbos != null) {
+        dbos.close();
+        dbos = null;
+      }
+    }
     app.close();
+    upstream.close();
     store.close();
     cleanup.run();
   }

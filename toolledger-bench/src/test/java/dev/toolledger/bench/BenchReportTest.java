@@ -109,9 +109,14 @@ class BenchReportTest {
                 Map.entry("sqlite-full/1/keyed-floor:bare-insert", 0.0),
                 Map.entry("sqlite-full/1/keyed-create:keyed-floor", 0.0),
                 Map.entry("sqlite-full/1/http-keyed-create:keyed-create", 0.7),
-                Map.entry("sqlite-full/1/mcp-keyed-create:http-keyed-create", 0.0),
+                // Issue 13's MCP target on the durable stores.
+                Map.entry("sqlite-full/1/mcp-keyed-create:http-keyed-create", 0.7),
                 Map.entry("sqlite-full/1/mcp-raw-keyed-create:http-keyed-create", 0.0),
                 Map.entry("sqlite-full/1/mcp-keyed-create:mcp-raw-keyed-create", 0.0),
+                Map.entry("sqlite-full/1/decl-http-create:decl-upstream-direct", 0.8),
+                Map.entry("sqlite-full/1/decl-http-create:http-keyed-create", 0.0),
+                Map.entry("sqlite-full/1/keyed-create:peer-dbos-create", 1.0),
+                Map.entry("sqlite-full/1/replay:peer-dbos-replay", 1.0),
                 // NORMAL may lose the last commits on power loss, so it has no target against
                 // the bare insert.
                 Map.entry("sqlite-normal/1/keyed-create:bare-insert", 0.0),
@@ -122,7 +127,11 @@ class BenchReportTest {
                 Map.entry("sqlite-normal/1/http-keyed-create:keyed-create", 0.7),
                 Map.entry("sqlite-normal/1/mcp-keyed-create:http-keyed-create", 0.0),
                 Map.entry("sqlite-normal/1/mcp-raw-keyed-create:http-keyed-create", 0.0),
-                Map.entry("sqlite-normal/1/mcp-keyed-create:mcp-raw-keyed-create", 0.0)));
+                Map.entry("sqlite-normal/1/mcp-keyed-create:mcp-raw-keyed-create", 0.0),
+                Map.entry("sqlite-normal/1/decl-http-create:decl-upstream-direct", 0.8),
+                Map.entry("sqlite-normal/1/decl-http-create:http-keyed-create", 0.0),
+                Map.entry("sqlite-normal/1/keyed-create:peer-dbos-create", 1.0),
+                Map.entry("sqlite-normal/1/replay:peer-dbos-replay", 1.0)));
   }
 
   @Test
@@ -160,12 +169,46 @@ class BenchReportTest {
     assertThat(http).containsExactly("sqlite-full/16/http-keyed-create:keyed-create");
     assertThat(ratios().get("sqlite-full/16/http-keyed-create:keyed-create").value())
         .isCloseTo(0.8, within(1e-9));
-    // MCP against HTTP has no target, and is shown at every thread count.
+    // MCP against HTTP has issue 13's target at every thread count (not only at the most).
     assertThat(mcp)
         .containsExactly(
             "sqlite-full/1/mcp-keyed-create:http-keyed-create",
             "sqlite-full/4/mcp-keyed-create:http-keyed-create",
             "sqlite-full/16/mcp-keyed-create:http-keyed-create");
+    assertThat(ratioLine("sqlite-full/1/mcp-keyed-create:http-keyed-create"))
+        .containsExactly(
+            "sqlite-full/1/mcp-keyed-create:http-keyed-create", "0.50", ">=", "0.7", "NOT", "MET");
+  }
+
+  @Test
+  void theDeclarativeToolShowsItsRatioAndTheP99ItAddsToItsUpstream() {
+    measure("sqlite-full", "decl-http-create", 16, 400).latencies.recordValue(3_000_000);
+    measure("sqlite-full", "decl-upstream-direct", 16, 1000).latencies.recordValue(1_000_000);
+
+    assertThat(ratioLine("sqlite-full/16/decl-http-create:decl-upstream-direct"))
+        .containsExactly(
+            "sqlite-full/16/decl-http-create:decl-upstream-direct",
+            "0.40",
+            ">=",
+            "0.8",
+            "NOT",
+            "MET");
+    List<String> added = ratioLine("sqlite-full/16/decl p99 added (ms)");
+    assertThat(added.subList(added.size() - 2, added.size())).containsExactly("<=", "2");
+    assertThat(Double.parseDouble(added.get(added.size() - 3))).isCloseTo(2.0, within(0.01));
+  }
+
+  @Test
+  void thePeerIsComparedOnCreateAndOnReplay() {
+    measure("postgresql", "keyed-create", 1, 300);
+    measure("postgresql", "peer-dbos-create", 1, 200);
+    measure("postgresql", "replay", 1, 1000);
+    measure("postgresql", "peer-dbos-replay", 1, 2000);
+
+    assertThat(ratioLine("postgresql/1/keyed-create:peer-dbos-create"))
+        .containsExactly("postgresql/1/keyed-create:peer-dbos-create", "1.50", ">=", "1.0", "met");
+    assertThat(ratioLine("postgresql/1/replay:peer-dbos-replay"))
+        .containsExactly("postgresql/1/replay:peer-dbos-replay", "0.50", ">=", "1.0", "NOT", "MET");
   }
 
   @Test

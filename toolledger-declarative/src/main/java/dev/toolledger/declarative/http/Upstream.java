@@ -25,9 +25,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Flow;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLHandshakeException;
 
 /**
@@ -46,6 +51,26 @@ final class Upstream {
     MAPPER.enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
     MAPPER.configure(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES, false);
   }
+
+  /**
+   * Where each exchange's blocking {@code send} runs while the caller waits for it with the
+   * timeout. Not {@code sendAsync}: the JDK client completes an asynchronous exchange on {@code
+   * CompletableFuture}'s default executor, which starts a new thread per exchange when the common
+   * pool has fewer than two threads (on a machine with one or two CPUs). Pooled, daemon threads
+   * that idle out after a minute.
+   */
+  private static final ExecutorService SENDERS =
+      Executors.newCachedThreadPool(
+          new ThreadFactory() {
+            private final AtomicInteger count = new AtomicInteger();
+
+            @Override
+            public Thread newThread(Runnable task) {
+              Thread thread = new Thread(task, "toolledger-http-tool-" + count.incrementAndGet());
+              thread.setDaemon(true);
+              return thread;
+            }
+          });
 
   private final Duration connectTimeout;
   private final int maxBodyBytes;
@@ -99,8 +124,8 @@ final class Upstream {
    */
   Answer exchange(HttpRequest request, Duration timeout)
       throws NothingSent, IOException, InterruptedException {
-    CompletableFuture<HttpResponse<Capped>> future =
-        client().sendAsync(request, info -> new CappedSubscriber(maxBodyBytes));
+    Future<HttpResponse<Capped>> future =
+        SENDERS.submit(() -> client().send(request, info -> new CappedSubscriber(maxBodyBytes)));
     try {
       HttpResponse<Capped> response = future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
       return new Answer(
