@@ -4,8 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolledger.api.TenantId;
 import dev.toolledger.server.Http.Reply;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
 import org.junit.jupiter.api.AfterEach;
@@ -238,6 +244,57 @@ class HttpErrorsTest {
       assertThat(reply.status()).as("attempt %d", i).isEqualTo(413);
     }
     assertThat(fixture.operations()).isZero();
+  }
+
+  @Test
+  void aRefusalAnsweredBeforeItsBodyArrivedLeavesTheKeptAliveConnectionUsable() throws Exception {
+    // A client pools the connection once it has the answer; if the server closed it because the
+    // refused request's body was still unread, the client's next POST dies on it.
+    URI uri = fixture.uri();
+    byte[] body = NOTE.getBytes(StandardCharsets.UTF_8);
+    try (Socket socket = new Socket(uri.getHost(), uri.getPort())) {
+      socket.setSoTimeout(10_000);
+      OutputStream out = socket.getOutputStream();
+      out.write(
+          RawHttp.ascii(
+              "POST /v1/tools/create-note HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer "
+                  + acme
+                  + "\r\nContent-Type: application/json\r\nContent-Length: "
+                  + body.length
+                  + "\r\n\r\n")); // no Idempotency-Key: refused on the headers alone
+      out.flush();
+      Thread.sleep(300); // the body arrives after the server has decided
+      out.write(body);
+      out.write(RawHttp.ascii("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"));
+      out.flush();
+      InputStream in = socket.getInputStream();
+      assertThat(statusOfNextResponse(in)).isEqualTo(400);
+      assertThat(statusOfNextResponse(in))
+          .as("the next request on the same connection")
+          .isEqualTo(200);
+    }
+    assertThat(fixture.operations()).isZero();
+  }
+
+  /** Reads one response (head and Content-Length body) off a kept-alive connection. */
+  private static int statusOfNextResponse(InputStream in) throws IOException {
+    ByteArrayOutputStream head = new ByteArrayOutputStream();
+    while (!head.toString(StandardCharsets.ISO_8859_1).endsWith("\r\n\r\n")) {
+      int b = in.read();
+      if (b < 0) {
+        throw new IOException("the server closed the connection; read so far: " + head);
+      }
+      head.write(b);
+    }
+    String text = head.toString(StandardCharsets.ISO_8859_1);
+    int length = 0;
+    for (String line : text.split("\r\n")) {
+      if (line.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
+        length = Integer.parseInt(line.substring("content-length:".length()).trim());
+      }
+    }
+    in.readNBytes(length);
+    return Integer.parseInt(text.split(" ")[1]);
   }
 
   @Test

@@ -35,6 +35,27 @@ public final class BoundedBody {
     }
   }
 
+  /**
+   * Reads and discards what is left of a body that the caller answered without reading: a request
+   * refused on its headers (no key, an unknown tool, no token). A connection whose request input is
+   * left unread when the answer is out is closed by the server, and a client that had already taken
+   * it back into its pool sees its next request die on it ("received no bytes"), which for a POST
+   * it must not retry blindly. Draining keeps the connection usable; past the bound the connection
+   * is closed as before. Nothing to do for a body already read or absent.
+   */
+  public static void discardUnread(HttpServletRequest request, int maxBytes) {
+    long declared = request.getContentLengthLong();
+    if (declared == 0) {
+      return;
+    }
+    try {
+      drain(request.getInputStream(), declared, maxBytes);
+    } catch (IOException | IllegalStateException e) {
+      // The body was read through a reader, or the client went away: the server then closes the
+      // connection, which is all that is left to do.
+    }
+  }
+
   private static void drain(InputStream in, long declared, int maxBytes) throws IOException {
     long bound = Math.max(DRAIN_LIMIT, 4L * maxBytes);
     if (declared > bound) {
