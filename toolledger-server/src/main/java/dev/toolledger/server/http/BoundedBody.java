@@ -1,5 +1,6 @@
 package dev.toolledger.server.http;
 
+import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
 import java.io.InputStream;
@@ -49,7 +50,11 @@ public final class BoundedBody {
       return;
     }
     try {
-      drain(request.getInputStream(), declared, maxBytes);
+      ServletInputStream in = request.getInputStream();
+      // A body already read (every call that got as far as its parameters) costs nothing more.
+      if (!in.isFinished()) {
+        drain(in, declared, maxBytes);
+      }
     } catch (IOException | IllegalStateException e) {
       // The body was read through a reader, or the client went away: the server then closes the
       // connection, which is all that is left to do.
