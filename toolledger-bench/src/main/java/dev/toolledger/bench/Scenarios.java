@@ -44,6 +44,8 @@ final class Scenarios {
           "keyed-floor",
           "http-keyed-create",
           "http-replay",
+          "http-floor-servlet",
+          "http-floor-core",
           "mcp-keyed-create",
           "mcp-raw-keyed-create",
           "decl-http-create",
@@ -71,6 +73,8 @@ final class Scenarios {
     all.add(new KeyedFloor(target, keys));
     all.add(new HttpKeyedCreate(target, keys));
     all.add(new HttpReplay(target));
+    all.add(new HttpFloor(target, "http-floor-servlet", HttpFloors.SERVLET));
+    all.add(new HttpFloor(target, "http-floor-core", HttpFloors.CORE));
     all.add(new McpKeyedCreate(target, keys));
     all.add(new McpRawKeyedCreate(target, keys));
     all.add(new DeclarativeHttpCreate(target, keys));
@@ -641,6 +645,46 @@ final class Scenarios {
   }
 
   /**
+   * {@code http-replay}'s requests, bytes and clients, answered by one of {@link HttpFloors}: what
+   * Jetty costs per request on the node's connector and threads without ToolLedger's work. The path
+   * is {@code http-replay}'s behind the floor's context path (3 more bytes).
+   */
+  static final class HttpFloor implements Scenario, AutoCloseable {
+    private final Target target;
+    private final Http1Clients http;
+    private final String name;
+    private final String path;
+
+    HttpFloor(Target target, String name, String contextPath) {
+      this.target = target;
+      this.http = new Http1Clients(target.app.uri());
+      this.name = name;
+      this.path = contextPath + "/v1/tools/create-note";
+    }
+
+    @Override
+    public String name() {
+      return name;
+    }
+
+    @Override
+    public boolean remote() {
+      return true;
+    }
+
+    @Override
+    public void run(int thread, long sequence) throws Exception {
+      String key = target.replayKey((int) ((sequence * 31 + thread) % Target.REPLAY_KEYS));
+      expect(http.post(thread, path, replayHeaders(target, key), NOTE_BYTES), 201, "true");
+    }
+
+    @Override
+    public void close() {
+      http.close();
+    }
+  }
+
+  /**
    * create-note through the MCP endpoint (Streamable HTTP) with the official SDK client: one
    * initialized session per client thread, a new operation key in each call's {@code _meta}.
    * Sessions open on a thread's first call, which falls in the warm-up round.
@@ -877,21 +921,22 @@ final class Scenarios {
     return "k-" + target.runId + "-" + keys.incrementAndGet();
   }
 
-  private static final byte[] NOTE_BYTES = Target.NOTE.getBytes(StandardCharsets.UTF_8);
+  static final byte[] NOTE_BYTES = Target.NOTE.getBytes(StandardCharsets.UTF_8);
 
   static Http1Clients.Response post(Target target, Http1Clients http, int client, String key)
       throws Exception {
-    return http.post(
-        client,
-        "/v1/tools/create-note",
-        Map.of(
-            "Authorization",
-            "Bearer " + target.token,
-            "Idempotency-Key",
-            key,
-            "Content-Type",
-            "application/json"),
-        NOTE_BYTES);
+    return http.post(client, "/v1/tools/create-note", replayHeaders(target, key), NOTE_BYTES);
+  }
+
+  /** The headers of a tool call: {@code http-replay}'s, and the HTTP floors'. */
+  static Map<String, String> replayHeaders(Target target, String key) {
+    return Map.of(
+        "Authorization",
+        "Bearer " + target.token,
+        "Idempotency-Key",
+        key,
+        "Content-Type",
+        "application/json");
   }
 
   static void expect(Http1Clients.Response response, int status, String replayed) {

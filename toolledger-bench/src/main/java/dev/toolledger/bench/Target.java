@@ -63,6 +63,9 @@ final class Target implements AutoCloseable {
 
   private final Runnable cleanup;
 
+  /** The HTTP floors in front of the node ({@code http-floor-servlet}, {@code http-floor-core}). */
+  final HttpFloors floors = new HttpFloors();
+
   private Target(
       String name,
       JdbcLedgerStore store,
@@ -91,6 +94,7 @@ final class Target implements AutoCloseable {
             .recoveryInterval(Duration.ZERO)
             // No background sweeper: the scale run sweeps on purpose, in one scenario only.
             .sweepInterval(Duration.ZERO)
+            .httpFront(floors)
             .start();
     this.token = app.tokens().issue(TENANT, "bench").token();
     for (int i = 0; i < REPLAY_KEYS; i++) {
@@ -98,6 +102,27 @@ final class Target implements AutoCloseable {
       if (!(outcome instanceof ExecutionOutcome.Executed)) {
         throw new IllegalStateException("could not prepare replay key " + i + ": " + outcome);
       }
+    }
+    floors.answer(replayAnswer());
+  }
+
+  /** A replay's answer as the node sends it over HTTP, for the floors to send canned. */
+  private HttpFloors.Canned replayAnswer() {
+    try (Http1Clients http = new Http1Clients(app.uri())) {
+      Http1Clients.Response response =
+          http.postReadingBody(
+              0,
+              "/v1/tools/create-note",
+              Scenarios.replayHeaders(this, replayKey(0)),
+              Scenarios.NOTE_BYTES);
+      Scenarios.expect(response, 201, "true");
+      return new HttpFloors.Canned(
+          response.status(),
+          response.contentType(),
+          randomHex(8),
+          response.body().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("cannot read a replay's answer for the floors", e);
     }
   }
 

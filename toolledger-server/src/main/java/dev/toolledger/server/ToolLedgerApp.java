@@ -43,6 +43,7 @@ import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.Handler;
 
 /**
  * A complete ToolLedger node on an open store: the engine with the notes reference tool, token
@@ -173,6 +174,7 @@ public final class ToolLedgerApp implements AutoCloseable {
     private boolean sharedRateLimit;
     private boolean adoptSettings;
     private MeterRegistry applicationMeters;
+    private UnaryOperator<Handler> httpFront = UnaryOperator.identity();
 
     private Builder(JdbcLedgerStore store) {
       this.store = Objects.requireNonNull(store, "store");
@@ -355,6 +357,16 @@ public final class ToolLedgerApp implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Puts a Jetty handler in front of what the node serves, on its connector and threads (see
+     * {@link ToolLedgerServer.Builder#front}): the benchmark harness's HTTP floors. Applies to
+     * {@link #start()} only. Default: none.
+     */
+    public Builder httpFront(UnaryOperator<Handler> httpFront) {
+      this.httpFront = Objects.requireNonNull(httpFront, "httpFront");
+      return this;
+    }
+
     /** Starts the HTTP server (with the MCP endpoint unless turned off). */
     public ToolLedgerApp start() {
       return assemble(Http.OWN_SERVER);
@@ -418,6 +430,7 @@ public final class ToolLedgerApp implements AutoCloseable {
                                     observability,
                                     engine,
                                     operators.or(OperatorAuthenticator.tokens(tokens))))
+                        .front(httpFront)
                         .start());
             observability.bindHttpThreads(server.get().threadPool());
           }

@@ -18,10 +18,12 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.http.UriCompliance;
+import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
@@ -101,6 +103,7 @@ public final class ToolLedgerServer implements AutoCloseable {
     private HealthCheck health = HealthCheck.ALWAYS_UP;
     private McpOptions mcp = McpOptions.defaults();
     private final List<Consumer<ServletContextHandler>> mounts = new ArrayList<>();
+    private UnaryOperator<Handler> front = UnaryOperator.identity();
 
     private Builder(LedgerEngine engine, Tokens tokens) {
       this.engine = Objects.requireNonNull(engine, "engine");
@@ -137,6 +140,16 @@ public final class ToolLedgerServer implements AutoCloseable {
      */
     public Builder mount(Consumer<ServletContextHandler> mount) {
       this.mounts.add(Objects.requireNonNull(mount, "mount"));
+      return this;
+    }
+
+    /**
+     * Puts a handler of the caller's in front of the node's servlet context, on the same connector
+     * and threads: the benchmark harness's floors (what Jetty itself costs per request) answer
+     * their own paths there and hand every other request to {@code node}. Default: none.
+     */
+    public Builder front(UnaryOperator<Handler> front) {
+      this.front = Objects.requireNonNull(front, "front");
       return this;
     }
 
@@ -207,7 +220,7 @@ public final class ToolLedgerServer implements AutoCloseable {
       }
       mounts.forEach(mount -> mount.accept(context));
 
-      jetty.setHandler(new GracefulHandler(context));
+      jetty.setHandler(new GracefulHandler(front.apply(context)));
       jetty.setErrorHandler(new ProblemErrorHandler());
       jetty.setStopTimeout(config.shutdownGrace().toMillis());
       jetty.setStopAtShutdown(false);

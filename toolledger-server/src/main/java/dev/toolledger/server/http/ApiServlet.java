@@ -621,8 +621,8 @@ public final class ApiServlet extends HttpServlet {
   }
 
   private static boolean isJson(String contentType) {
-    if (contentType == null) {
-      return true;
+    if (contentType == null || contentType.equalsIgnoreCase("application/json")) {
+      return true; // the usual case, without splitting the header
     }
     String mediaType = contentType.split(";", 2)[0].strip().toLowerCase(Locale.ROOT);
     return mediaType.equals("application/json") || mediaType.endsWith("+json");
