@@ -86,6 +86,14 @@ public final class LedgerEngine {
   private final Optional<NewOperationLimiter> limiter;
   private final Optional<SharedRateBuckets> sharedBuckets;
 
+  /**
+   * Whether a transactional tool's request goes straight to its transaction, without reading the
+   * key first: when the store's claim tells a recorded key from a new one at no extra cost ({@link
+   * LedgerStore#decidesClaimInTransaction}) and no new-operation rate limit is configured (the
+   * limit is taken only by new operations, so it needs the read before the transaction).
+   */
+  private final boolean claimDecidesReplay;
+
   private LedgerEngine(Builder b) {
     this.store = b.store;
     this.tools = b.tools;
@@ -101,6 +109,8 @@ public final class LedgerEngine {
             : b.config
                 .newOperationLimit()
                 .map(limit -> new NewOperationLimiter(limit, b.config.clock()));
+    this.claimDecidesReplay =
+        b.store.decidesClaimInTransaction() && b.config.newOperationLimit().isEmpty();
   }
 
   public static Builder builder(LedgerStore store, ToolRegistry tools) {
@@ -506,6 +516,11 @@ public final class LedgerEngine {
             .orElse(config.maxWait());
     long deadline = System.nanoTime() + wait.toNanos();
 
+    if (tool.tool() instanceof TransactionalTool transactional && claimDecidesReplay) {
+      // The transaction's claim reads the key anyway, under the key's lock: a recorded key is
+      // answered from that read, and a new key is spared a round trip.
+      return executeInTransaction(transactional, invocation, intent, parameters, deadline);
+    }
     Optional<OperationRecord> existing = store.find(invocation.tenant(), invocation.key());
     if (existing.isPresent()) {
       return settle(existing.get(), intent, deadline);
