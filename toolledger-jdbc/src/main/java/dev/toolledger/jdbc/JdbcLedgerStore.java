@@ -86,6 +86,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
   private final DialectSupport dialect;
   private final String description;
   private final AtomicLong writeTransactions = new AtomicLong();
+  private final AtomicLong decidedInTransaction = new AtomicLong();
   private final AtomicLong commits = new AtomicLong();
   private final boolean groupCommit;
   private final Queue<Pending<?>> queue = new ConcurrentLinkedQueue<>();
@@ -377,6 +378,14 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
   }
 
   /**
+   * Transactions whose claim found the key recorded (or expired) and ended without writing: the
+   * replays decided in the transaction (PostgreSQL). For tests.
+   */
+  long decidedInTransaction() {
+    return decidedInTransaction.get();
+  }
+
+  /**
    * Database commits since the store opened. With group commit one commit may carry the write
    * transactions of several callers, so this can be lower than {@link #writeTransactions()}.
    */
@@ -589,6 +598,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
           // Its claim read the key's record under the key's lock and wrote nothing: no
           // transaction id, no WAL (test PostgresLockedClaimTest). A replay, not a write.
           writeTransactions.decrementAndGet();
+          decidedInTransaction.incrementAndGet();
         }
         if (transaction.rollbackOnly) {
           // A claim that ran out of wait aborted the transaction on PostgreSQL; it wrote nothing,

@@ -86,7 +86,8 @@ class PostgresLockedClaimTest {
 
   private LedgerEngine engine(TransactionalTool tool) {
     return LedgerEngine.builder(store, ToolRegistry.of(tool))
-        .config(EngineConfig.builder().maxWait(Duration.ofSeconds(30)).build())
+        .config(
+            EngineConfig.builder().maxWait(Duration.ofSeconds(30)).unlimitedNewOperations().build())
         .build();
   }
 
@@ -199,15 +200,22 @@ class PostgresLockedClaimTest {
   void aClaimThatFindsTheKeyRecordedGetsNoTransactionIdAndIsNotAWriteTransaction()
       throws Exception {
     ItemsTool tool = new ItemsTool();
-    LedgerEngine engine = engine(tool);
-    assertThat(engine.execute(create("r", "replayed"))).isInstanceOf(Executed.class);
-
-    long writesBefore = store.writeTransactions();
+    LedgerEngine recorder = engine(tool);
     for (int i = 0; i < 50; i++) {
-      assertThat(engine.execute(create("r", "replayed"))).isInstanceOf(Replayed.class);
+      assertThat(recorder.execute(create("r-" + i, "replayed"))).isInstanceOf(Executed.class);
     }
+    assertThat(recorder.execute(create("r", "replayed"))).isInstanceOf(Executed.class);
+
+    // Another node never saw these keys: each replay is decided by its transaction's claim.
+    LedgerEngine otherNode = engine(tool);
+    long writesBefore = store.writeTransactions();
+    long decidedBefore = store.decidedInTransaction();
+    for (int i = 0; i < 50; i++) {
+      assertThat(otherNode.execute(create("r-" + i, "replayed"))).isInstanceOf(Replayed.class);
+    }
+    assertThat(store.decidedInTransaction()).isEqualTo(decidedBefore + 50);
     assertThat(store.writeTransactions()).isEqualTo(writesBefore);
-    assertThat(tool.executions).hasValue(1);
+    assertThat(tool.executions).hasValue(51);
 
     // The claim's own transaction, looked at from inside after its read: no transaction id.
     NewOperation again =
@@ -264,5 +272,61 @@ class PostgresLockedClaimTest {
       }
       assertThat(writes).containsExactly("INSERT COMPLETED");
     }
+  }
+
+  @Test
+  void aRetryOfAKeyThisNodeRecordedIsReadFirstAndAnyOtherIsDecidedInTheTransaction()
+      throws Exception {
+    ItemsTool tool = new ItemsTool();
+    LedgerEngine recorder = engine(tool);
+    LedgerEngine otherNode = engine(tool);
+    assertThat(recorder.execute(create("n", "node"))).isInstanceOf(Executed.class);
+    long decided = store.decidedInTransaction();
+
+    assertThat(recorder.execute(create("n", "node"))).isInstanceOf(Replayed.class);
+    assertThat(store.decidedInTransaction()).isEqualTo(decided);
+
+    assertThat(otherNode.execute(create("n", "node"))).isInstanceOf(Replayed.class);
+    assertThat(store.decidedInTransaction()).isEqualTo(decided + 1);
+    // Replayed once, the key is read first on that node too.
+    assertThat(otherNode.execute(create("n", "node"))).isInstanceOf(Replayed.class);
+    assertThat(store.decidedInTransaction()).isEqualTo(decided + 1);
+    assertThat(tool.executions).hasValue(1);
+  }
+
+  @Test
+  void aKeyRememberedByThisNodeButNoLongerRecordedIsExecutedByTheTransaction() throws Exception {
+    ItemsTool tool = new ItemsTool();
+    LedgerEngine engine = engine(tool);
+    assertThat(engine.execute(create("gone", "gone"))).isInstanceOf(Executed.class);
+    try (Connection c = database.connect();
+        Statement st = c.createStatement()) {
+      // As if the record had been released: the hint is stale, the transaction decides.
+      st.executeUpdate("DELETE FROM tl_operations WHERE op_key = 'gone'");
+    }
+
+    assertThat(engine.execute(create("gone", "gone"))).isInstanceOf(Executed.class);
+    assertThat(tool.executions).hasValue(2);
+    assertThat(items("gone")).isEqualTo(2);
+  }
+
+  @Test
+  void withANewOperationLimitTheKeyIsReadBeforeTheTransaction() throws Exception {
+    ItemsTool tool = new ItemsTool();
+    LedgerEngine recorder = engine(tool);
+    // The default configuration has a limit: it is taken by new operations only, so the engine
+    // must know that the key is new before it takes it.
+    LedgerEngine limited =
+        LedgerEngine.builder(store, ToolRegistry.of(tool))
+            .config(EngineConfig.builder().maxWait(Duration.ofSeconds(30)).build())
+            .build();
+    assertThat(recorder.execute(create("lim", "lim"))).isInstanceOf(Executed.class);
+    long decided = store.decidedInTransaction();
+    long writes = store.writeTransactions();
+
+    assertThat(limited.execute(create("lim", "lim"))).isInstanceOf(Replayed.class);
+
+    assertThat(store.decidedInTransaction()).isEqualTo(decided);
+    assertThat(store.writeTransactions()).isEqualTo(writes);
   }
 }

@@ -94,6 +94,9 @@ public final class LedgerEngine {
    */
   private final boolean claimDecidesReplay;
 
+  /** Keys to read before the transaction even so; see {@link RecentKeys}. */
+  private final RecentKeys recent = new RecentKeys();
+
   private LedgerEngine(Builder b) {
     this.store = b.store;
     this.tools = b.tools;
@@ -516,14 +519,20 @@ public final class LedgerEngine {
             .orElse(config.maxWait());
     long deadline = System.nanoTime() + wait.toNanos();
 
-    if (tool.tool() instanceof TransactionalTool transactional && claimDecidesReplay) {
+    if (tool.tool() instanceof TransactionalTool transactional
+        && claimDecidesReplay
+        && !recent.contains(invocation.tenant(), invocation.key())) {
       // The transaction's claim reads the key anyway, under the key's lock: a recorded key is
-      // answered from that read, and a new key is spared a round trip.
-      return executeInTransaction(transactional, invocation, intent, parameters, deadline);
+      // answered from that read, and a new key is spared a round trip. A key this node recorded
+      // or replayed lately is read first instead (below): a retry is likely, and a read is
+      // cheaper than a transaction.
+      return remember(
+          invocation,
+          executeInTransaction(transactional, invocation, intent, parameters, deadline));
     }
     Optional<OperationRecord> existing = store.find(invocation.tenant(), invocation.key());
     if (existing.isPresent()) {
-      return settle(existing.get(), intent, deadline);
+      return remember(invocation, settle(existing.get(), intent, deadline));
     }
     Optional<Duration> refill =
         sharedBuckets.isPresent()
@@ -538,7 +547,9 @@ public final class LedgerEngine {
       return new RateLimited(atLeastOneSecond(refill.get()));
     }
     if (tool.tool() instanceof TransactionalTool transactional) {
-      return executeInTransaction(transactional, invocation, intent, parameters, deadline);
+      return remember(
+          invocation,
+          executeInTransaction(transactional, invocation, intent, parameters, deadline));
     }
     ExternalPath.Result result =
         external.execute((ExternalTool) tool.tool(), invocation, intent, parameters, deadline);
@@ -546,6 +557,14 @@ public final class LedgerEngine {
       return settle(settle.record(), intent, deadline);
     }
     return ((ExternalPath.Result.Answer) result).outcome();
+  }
+
+  /** Notes a key that was just recorded or replayed, when it may spare its retry a transaction. */
+  private ExecutionOutcome remember(Invocation invocation, ExecutionOutcome outcome) {
+    if (claimDecidesReplay && (outcome instanceof Executed || outcome instanceof Replayed)) {
+      recent.add(invocation.tenant(), invocation.key());
+    }
+    return outcome;
   }
 
   private static Duration atLeastOneSecond(Duration wait) {
