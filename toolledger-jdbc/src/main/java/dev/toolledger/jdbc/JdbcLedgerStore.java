@@ -86,6 +86,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
   private final DialectSupport dialect;
   private final String description;
   private final AtomicLong writeTransactions = new AtomicLong();
+  private final AtomicLong decidedInTransaction = new AtomicLong();
   private final AtomicLong commits = new AtomicLong();
   private final boolean groupCommit;
   private final Queue<Pending<?>> queue = new ConcurrentLinkedQueue<>();
@@ -357,11 +358,31 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
   }
 
   /**
+   * PostgreSQL: the claim takes the key's advisory lock and reads its record and tombstone in the
+   * round trip that begins the transaction; a recorded key ends the transaction before it wrote
+   * anything. SQLite: no, a transaction takes the database's only write lock, which a replay must
+   * not wait for nor hold.
+   */
+  @Override
+  public boolean decidesClaimInTransaction() {
+    return dialect.kind() == SqlDialect.POSTGRESQL;
+  }
+
+  /**
    * Write transactions begun since the store opened, committed or not: a replay must not add to it.
-   * For benchmarks and metrics.
+   * A transaction whose claim found the key recorded, having written nothing (PostgreSQL: no
+   * transaction id assigned, no WAL), is not counted. For benchmarks and metrics.
    */
   public long writeTransactions() {
     return writeTransactions.get();
+  }
+
+  /**
+   * Transactions whose claim found the key recorded (or expired) and ended without writing: the
+   * replays decided in the transaction (PostgreSQL). For tests.
+   */
+  long decidedInTransaction() {
+    return decidedInTransaction.get();
   }
 
   /**
@@ -573,6 +594,12 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
       JdbcTransaction transaction = new JdbcTransaction(connection, dialect);
       try {
         T result = work.run(transaction);
+        if (transaction.decidedWithoutWriting) {
+          // Its claim read the key's record under the key's lock and wrote nothing: no
+          // transaction id, no WAL (test PostgresLockedClaimTest). A replay, not a write.
+          writeTransactions.decrementAndGet();
+          decidedInTransaction.incrementAndGet();
+        }
         if (transaction.rollbackOnly) {
           // A claim that ran out of wait aborted the transaction on PostgreSQL; it wrote nothing,
           // and a COMMIT would be turned into a rollback anyway. Say what happens.

@@ -43,42 +43,55 @@ final class JdbcTransaction implements LedgerTransaction {
   private volatile SQLException storageFault;
 
   /**
-   * A key claimed by reservation: on a database whose write transactions exclude each other, the
-   * claim read that the key is free and the record is inserted, complete, by {@link #complete}.
+   * A key claimed by reservation: the claim read that the key is free while nobody else could
+   * create its record (SQLite: this transaction holds the database's only write lock; PostgreSQL:
+   * it holds the key's advisory lock, {@link KeyLocks}), and the record is inserted, complete, by
+   * {@link #complete}.
    */
   private NewOperation reserved;
 
   /**
-   * On PostgreSQL, the outcome of the operation this transaction claimed, not sent yet: it goes to
-   * the server in one round trip with the {@code COMMIT} ({@link #commit}), or before any other
-   * statement of this transaction, whichever comes first.
+   * Whether the claim found the key taken (recorded or guarded by a tombstone) after reading it
+   * under its lock, before this transaction wrote anything: it was given no transaction id and
+   * wrote no WAL, and it is rolled back. Such a transaction is not a write transaction.
+   */
+  boolean decidedWithoutWriting;
+
+  /**
+   * On PostgreSQL, the completed record of the operation this transaction claimed, not sent yet: it
+   * goes to the server in one round trip with the {@code COMMIT} ({@link #commit}), or before any
+   * other statement of this transaction, whichever comes first.
    */
   private PendingCompletion pending;
 
   private record PendingCompletion(
-      TenantId tenant,
-      OperationKey key,
-      StoredResponse response,
-      Instant completedAt,
-      Instant expiresAt) {}
+      NewOperation operation, StoredResponse response, Instant completedAt, Instant expiresAt) {}
 
   /**
-   * The claimed row's completion and the commit in one round trip. The row was inserted by this
-   * transaction's claim, so the update must change exactly one row; the division by the count of
-   * updated rows turns any other count into an error (SQLState 22012) that aborts the transaction
-   * before its {@code COMMIT} runs, so an effect is never committed without its record. PostgreSQL
-   * skips the rest of the pipeline after an error, and the driver sends both statements before it
-   * waits for an answer.
+   * The completed record of a key reserved under its advisory lock, and the commit, in one round
+   * trip. The primary key still backs the insert: a record that a path not holding the lock created
+   * meanwhile makes it fail (SQLState 23505), which aborts the transaction before its {@code
+   * COMMIT} runs; the tool's effect is rolled back with it and the work is run again, to find that
+   * record.
    */
-  private static final String COMPLETE_AND_COMMIT =
-      "WITH done AS (UPDATE tl_operations SET state = 'COMPLETED', response_status = ?,"
-          + " response_body = ?, completed_at = ?, expires_at = ?, owner = NULL,"
-          + " lease_until = NULL, parameters = NULL"
-          + " WHERE tenant = ? AND op_key = ? AND fence = 1 AND state = 'IN_PROGRESS'"
-          + " RETURNING 1)"
-          + " SELECT 1 / CAST(COUNT(*) AS INTEGER) FROM done; COMMIT";
+  private static final String INSERT_COMPLETED =
+      "INSERT INTO tl_operations (tenant, op_key, tool, tool_version, fingerprint, state,"
+          + " response_status, response_body, created_at, completed_at, expires_at)"
+          + " VALUES (?, ?, ?, ?, ?, 'COMPLETED', ?, ?, ?, ?, ?)";
 
-  private static final String DIVISION_BY_ZERO = "22012";
+  private static final String INSERT_COMPLETED_AND_COMMIT = INSERT_COMPLETED + "; COMMIT";
+
+  /**
+   * PostgreSQL's claim, in one round trip (with the driver's {@code BEGIN}): the key's advisory
+   * lock, then the key's record, then its tombstone. At READ COMMITTED each statement reads with a
+   * snapshot taken when it starts, so the two reads see whatever the lock's previous holder
+   * committed. The record is read before the tombstone: a sweep deletes the one and inserts the
+   * other in one commit, so a record missed by the first read has its tombstone seen by the second.
+   */
+  private static final String LOCK_AND_READ =
+      KeyLocks.LOCK + "; " + OperationRows.SELECT + "; " + RetentionRows.SELECT_TOMBSTONE;
+
+  private static final String UNIQUE_VIOLATION = "23505";
 
   JdbcTransaction(Connection connection, DialectSupport dialect) {
     this.connection = connection;
@@ -160,15 +173,65 @@ final class JdbcTransaction implements LedgerTransaction {
       reserved = operation;
       return new ClaimResult.Claimed(1);
     }
-    // The tombstone check is part of the claim's own statement: no extra round trip for a new key.
-    return insertClaim(
-        operation,
-        maxWait,
-        "INSERT INTO tl_operations (tenant, op_key, tool, tool_version, fingerprint, state,"
-            + " created_at) SELECT ?, ?, ?, ?, ?, 'IN_PROGRESS', ? WHERE "
-            + RetentionRows.NO_LIVE_TOMBSTONE
-            + " ON CONFLICT (tenant, op_key) DO NOTHING",
-        null);
+    return lockedClaim(operation, maxWait);
+  }
+
+  /**
+   * PostgreSQL: waits for the key's advisory lock and reads the key in the same round trip as the
+   * transaction's {@code BEGIN} ({@link #LOCK_AND_READ}). A free key is reserved and its record
+   * inserted once, complete, with the {@code COMMIT}; a taken key ends this transaction before it
+   * wrote anything.
+   */
+  private ClaimResult lockedClaim(NewOperation operation, Duration maxWait) {
+    try {
+      boolean waitChanged = dialect.beforeClaim(connection, maxWait);
+      Optional<OperationRecord> existing;
+      Optional<Tombstone> tombstone;
+      try (PreparedStatement ps = dialect.statements().prepare(connection, LOCK_AND_READ)) {
+        ps.setLong(1, KeyLocks.of(operation.tenant(), operation.key()));
+        ps.setString(2, operation.tenant().value());
+        ps.setString(3, operation.key().value());
+        ps.setString(4, operation.tenant().value());
+        ps.setString(5, operation.key().value());
+        ps.execute();
+        if (!ps.getMoreResults()) {
+          throw new SQLException("the claim's read of the key returned no rows");
+        }
+        try (ResultSet rs = ps.getResultSet()) {
+          existing =
+              rs.next()
+                  ? Optional.of(OperationRows.read(rs, operation.tenant(), operation.key()))
+                  : Optional.empty();
+        }
+        if (!ps.getMoreResults()) {
+          throw new SQLException("the claim's read of the tombstone returned no rows");
+        }
+        try (ResultSet rs = ps.getResultSet()) {
+          tombstone = RetentionRows.read(rs, operation.tenant(), operation.key());
+        }
+      } catch (SQLException e) {
+        if (dialect.isClaimWaitExceeded(e)) {
+          rollbackOnly = true;
+          return new ClaimResult.Contended();
+        }
+        throw e;
+      }
+      if (existing.isPresent()) {
+        decidedWithoutWriting = true;
+        rollbackOnly = true;
+        return new ClaimResult.Existing(existing.get());
+      }
+      if (tombstone.isPresent() && tombstone.get().isLiveAt(operation.createdAt())) {
+        decidedWithoutWriting = true;
+        rollbackOnly = true;
+        return new ClaimResult.Expired(tombstone.get());
+      }
+      dialect.afterClaim(connection, waitChanged);
+      reserved = operation;
+      return new ClaimResult.Claimed(1);
+    } catch (SQLException e) {
+      throw new JdbcLedgerStore.WrappedSqlException(e);
+    }
   }
 
   @Override
@@ -177,7 +240,8 @@ final class JdbcTransaction implements LedgerTransaction {
     return insertClaim(
         operation,
         maxWait,
-        "INSERT INTO tl_operations (tenant, op_key, tool, tool_version, fingerprint, state,"
+        lockFirst()
+            + "INSERT INTO tl_operations (tenant, op_key, tool, tool_version, fingerprint, state,"
             + " created_at, owner, lease_until, fence, parameters)"
             + " SELECT ?, ?, ?, ?, ?, 'IN_PROGRESS', ?, ?, "
             + dialect.nowMillis()
@@ -187,19 +251,41 @@ final class JdbcTransaction implements LedgerTransaction {
         lease);
   }
 
+  /**
+   * On PostgreSQL, the statement that takes the key's advisory lock, to run in the same round trip
+   * before an insert of the key's record ({@link KeyLocks}); on SQLite nothing (its write lock is
+   * the database's).
+   */
+  private String lockFirst() {
+    return dialect.kind() == SqlDialect.POSTGRESQL ? KeyLocks.LOCK + "; " : "";
+  }
+
+  /** Runs {@code ps}, whose SQL began with {@link #lockFirst()}: the count of its insert. */
+  private int executeLocked(PreparedStatement ps) throws SQLException {
+    if (dialect.kind() != SqlDialect.POSTGRESQL) {
+      return ps.executeUpdate();
+    }
+    ps.execute();
+    ps.getMoreResults();
+    return ps.getUpdateCount();
+  }
+
   private ClaimResult insertClaim(
       NewOperation operation, Duration maxWait, String sql, LeaseClaim lease) {
     try {
       boolean waitChanged = dialect.beforeClaim(connection, maxWait);
       int inserted;
       try (PreparedStatement ps = dialect.statements().prepare(connection, sql)) {
-        ps.setString(1, operation.tenant().value());
-        ps.setString(2, operation.key().value());
-        ps.setString(3, operation.intent().tool());
-        ps.setString(4, operation.intent().toolVersion());
-        ps.setString(5, operation.intent().fingerprint().hex());
-        ps.setLong(6, operation.createdAt().toEpochMilli());
-        int next = 7;
+        int next = 1;
+        if (dialect.kind() == SqlDialect.POSTGRESQL) {
+          ps.setLong(next++, KeyLocks.of(operation.tenant(), operation.key()));
+        }
+        ps.setString(next++, operation.tenant().value());
+        ps.setString(next++, operation.key().value());
+        ps.setString(next++, operation.intent().tool());
+        ps.setString(next++, operation.intent().toolVersion());
+        ps.setString(next++, operation.intent().fingerprint().hex());
+        ps.setLong(next++, operation.createdAt().toEpochMilli());
         if (lease != null) {
           ps.setString(next++, lease.owner());
           ps.setLong(next++, lease.lease().toMillis());
@@ -208,7 +294,7 @@ final class JdbcTransaction implements LedgerTransaction {
         ps.setString(next++, operation.tenant().value());
         ps.setString(next++, operation.key().value());
         ps.setLong(next, operation.createdAt().toEpochMilli());
-        inserted = ps.executeUpdate();
+        inserted = executeLocked(ps);
       } catch (SQLException e) {
         if (dialect.isClaimWaitExceeded(e)) {
           rollbackOnly = true;
@@ -275,25 +361,23 @@ final class JdbcTransaction implements LedgerTransaction {
       StoredResponse response,
       Instant completedAt,
       Instant expiresAt) {
-    if (reserved != null && reserved.tenant().equals(tenant) && reserved.key().equals(key)) {
-      insertCompleted(reserved, response, completedAt, expiresAt);
-      reserved = null;
-      return;
-    }
-    flushPending();
-    if (dialect.kind() == SqlDialect.POSTGRESQL) {
-      // Sent with the commit: one round trip less for every new operation.
-      pending = new PendingCompletion(tenant, key, response, completedAt, expiresAt);
-      return;
-    }
-    if (!completeFenced(tenant, key, 1, response, completedAt, expiresAt)) {
+    if (reserved == null || !reserved.tenant().equals(tenant) || !reserved.key().equals(key)) {
       throw notInProgress(key);
     }
+    NewOperation operation = reserved;
+    reserved = null;
+    if (dialect.kind() == SqlDialect.POSTGRESQL) {
+      // Sent with the commit: one round trip less for every new operation.
+      flushPending();
+      pending = new PendingCompletion(operation, response, completedAt, expiresAt);
+      return;
+    }
+    insertCompleted(operation, response, completedAt, expiresAt);
   }
 
   private static StoreException notInProgress(OperationKey key) {
     return new StoreException(
-        "operation " + key + " was not IN_PROGRESS when its outcome was recorded");
+        "operation " + key + " was not claimed by this transaction when its outcome was recorded");
   }
 
   /** Sends a completion held back for the commit now, because something else comes first. */
@@ -303,14 +387,50 @@ final class JdbcTransaction implements LedgerTransaction {
       return;
     }
     pending = null;
-    if (!completeFenced(p.tenant(), p.key(), 1, p.response(), p.completedAt(), p.expiresAt())) {
-      throw notInProgress(p.key());
+    try (PreparedStatement ps = dialect.statements().prepare(connection, INSERT_COMPLETED)) {
+      bindCompleted(ps, p.operation(), p.response(), p.completedAt(), p.expiresAt());
+      ps.executeUpdate();
+    } catch (SQLException e) {
+      throw recordedMeanwhile(e, p.operation().key());
     }
   }
 
   /**
-   * Commits this transaction: with a held-back completion, in the same round trip as it (see {@link
-   * #COMPLETE_AND_COMMIT}); otherwise with the dialect's plain commit.
+   * The completed record of a reserved key could not be inserted. A unique violation means that a
+   * path which did not wait for the key's lock created its record meanwhile: the transaction is
+   * rolled back (the tool's effect with it), and running the work again finds that record and
+   * settles against it.
+   */
+  private static RuntimeException recordedMeanwhile(SQLException e, OperationKey key) {
+    if (UNIQUE_VIOLATION.equals(e.getSQLState())) {
+      return new TransientStoreException(
+          "operation " + key + " was recorded by another writer while it ran; rolled back", e);
+    }
+    return new JdbcLedgerStore.WrappedSqlException(e);
+  }
+
+  private static void bindCompleted(
+      PreparedStatement ps,
+      NewOperation operation,
+      StoredResponse response,
+      Instant completedAt,
+      Instant expiresAt)
+      throws SQLException {
+    ps.setString(1, operation.tenant().value());
+    ps.setString(2, operation.key().value());
+    ps.setString(3, operation.intent().tool());
+    ps.setString(4, operation.intent().toolVersion());
+    ps.setString(5, operation.intent().fingerprint().hex());
+    ps.setInt(6, response.status());
+    ps.setString(7, response.body());
+    ps.setLong(8, operation.createdAt().toEpochMilli());
+    ps.setLong(9, completedAt.toEpochMilli());
+    ps.setLong(10, expiresAt.toEpochMilli());
+  }
+
+  /**
+   * Commits this transaction: with a held-back completed record, in the same round trip as it (see
+   * {@link #INSERT_COMPLETED_AND_COMMIT}); otherwise with the dialect's plain commit.
    */
   void commit() throws SQLException {
     PendingCompletion p = pending;
@@ -319,17 +439,13 @@ final class JdbcTransaction implements LedgerTransaction {
       return;
     }
     pending = null;
-    try (PreparedStatement ps = dialect.statements().prepare(connection, COMPLETE_AND_COMMIT)) {
-      ps.setInt(1, p.response().status());
-      ps.setString(2, p.response().body());
-      ps.setLong(3, p.completedAt().toEpochMilli());
-      ps.setLong(4, p.expiresAt().toEpochMilli());
-      ps.setString(5, p.tenant().value());
-      ps.setString(6, p.key().value());
+    try (PreparedStatement ps =
+        dialect.statements().prepare(connection, INSERT_COMPLETED_AND_COMMIT)) {
+      bindCompleted(ps, p.operation(), p.response(), p.completedAt(), p.expiresAt());
       ps.execute();
     } catch (SQLException e) {
-      if (DIVISION_BY_ZERO.equals(e.getSQLState())) {
-        throw notInProgress(p.key());
+      if (recordedMeanwhile(e, p.operation().key()) instanceof TransientStoreException retry) {
+        throw retry;
       }
       throw e;
     }
@@ -457,6 +573,11 @@ final class JdbcTransaction implements LedgerTransaction {
 
   @Override
   public boolean fenceUnseen(TenantId tenant, OperationKey key, Instant at, Instant expiresAt) {
+    if (dialect.kind() == SqlDialect.POSTGRESQL) {
+      // Waits for a transaction that holds the key (a tool running under its lock), as the
+      // insert below would wait for a row that transaction had inserted.
+      lockKey(tenant, key);
+    }
     boolean fenced =
         update(
             "INSERT INTO tl_operations (tenant, op_key, state, created_at, completed_at,"
@@ -563,6 +684,16 @@ final class JdbcTransaction implements LedgerTransaction {
   }
 
   private record OperationId(TenantId tenant, OperationKey key) {}
+
+  private void lockKey(TenantId tenant, OperationKey key) {
+    flushPending();
+    try (PreparedStatement ps = dialect.statements().prepare(connection, KeyLocks.LOCK)) {
+      ps.setLong(1, KeyLocks.of(tenant, key));
+      ps.execute();
+    } catch (SQLException e) {
+      throw new JdbcLedgerStore.WrappedSqlException(e);
+    }
+  }
 
   private boolean update(String sql, Binder binder) {
     flushPending();

@@ -27,7 +27,7 @@ final class OperationRows {
 
   private OperationRows() {}
 
-  private static final String SELECT =
+  static final String SELECT =
       "SELECT " + COLUMNS + " FROM tl_operations WHERE tenant = ? AND op_key = ?";
 
   static Optional<OperationRecord> select(

@@ -53,20 +53,26 @@ final class RetentionRows {
           ps.setString(1, tenant.value());
           ps.setString(2, key.value());
           try (ResultSet rs = ps.executeQuery()) {
-            if (!rs.next()) {
-              return Optional.empty();
-            }
-            String fingerprint = rs.getString("fingerprint");
-            return Optional.of(
-                new Tombstone(
-                    tenant,
-                    key,
-                    Optional.ofNullable(rs.getString("tool")),
-                    Optional.ofNullable(fingerprint).map(Fingerprint::new),
-                    Instant.ofEpochMilli(rs.getLong("expired_at")),
-                    Instant.ofEpochMilli(rs.getLong("tombstone_until"))));
+            return read(rs, tenant, key);
           }
         });
+  }
+
+  /** The tombstone in a result of {@link #SELECT_TOMBSTONE}, if it has a row. */
+  static Optional<Tombstone> read(ResultSet rs, TenantId tenant, OperationKey key)
+      throws SQLException {
+    if (!rs.next()) {
+      return Optional.empty();
+    }
+    String fingerprint = rs.getString("fingerprint");
+    return Optional.of(
+        new Tombstone(
+            tenant,
+            key,
+            Optional.ofNullable(rs.getString("tool")),
+            Optional.ofNullable(fingerprint).map(Fingerprint::new),
+            Instant.ofEpochMilli(rs.getLong("expired_at")),
+            Instant.ofEpochMilli(rs.getLong("tombstone_until"))));
   }
 
   /** An operation the sweep deleted. */

@@ -13,6 +13,7 @@ import dev.toolledger.core.operation.StoredResponse;
 import dev.toolledger.core.store.ClaimResult;
 import dev.toolledger.core.store.NewOperation;
 import dev.toolledger.core.store.StoreException;
+import dev.toolledger.core.store.TransientStoreException;
 import dev.toolledger.jdbc.testing.PostgresTestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -27,9 +28,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * On PostgreSQL a claimed operation's outcome is sent together with the COMMIT, in one round trip.
- * What that must not change: the effect and the record commit together or not at all, and anything
- * the transaction does after recording the outcome sees it.
+ * On PostgreSQL a claimed operation's completed record is inserted with the COMMIT, in one round
+ * trip. What that must not change: the effect and the record commit together or not at all, and
+ * anything the transaction does after recording the outcome sees it.
  */
 class PostgresCompletionWithCommitTest {
   private static final TenantId ACME = TenantId.of("acme");
@@ -138,20 +139,23 @@ class PostgresCompletionWithCommitTest {
   }
 
   @Test
-  void anOutcomeForARowTheClaimNoLongerHoldsRollsTheEffectBack() throws SQLException {
+  void aRecordThatAppearedBesideTheKeysLockRollsTheEffectBackAndAsksForARetry()
+      throws SQLException {
     Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
 
-    // The tool (wrongly) deletes the claimed row: the outcome then updates no row, and the effect
-    // must not commit without its record.
+    // Another connection, which does not wait for the key's lock (as no path of the store does),
+    // records the key while this transaction runs: the completed record's insert meets the primary
+    // key with the COMMIT, and the effect must not commit without its record.
     assertThatThrownBy(
             () ->
                 store.inTransaction(
                     tx -> {
                       tx.claim(operation("k-3"), Duration.ofSeconds(5));
-                      try (PreparedStatement ps =
-                          tx.connection()
-                              .prepareStatement(
-                                  "DELETE FROM tl_operations WHERE tenant = ? AND op_key = ?")) {
+                      try (Connection other = store.dataSource().getConnection();
+                          PreparedStatement ps =
+                              other.prepareStatement(
+                                  "INSERT INTO tl_operations (tenant, op_key, state, created_at,"
+                                      + " fence) VALUES (?, ?, 'NOT_EXECUTED', 0, 0)")) {
                         ps.setString(1, ACME.value());
                         ps.setString(2, "k-3");
                         ps.executeUpdate();
@@ -162,10 +166,27 @@ class PostgresCompletionWithCommitTest {
                       tx.complete(ACME, OperationKey.of("k-3"), RESPONSE, now, now.plusSeconds(60));
                       return null;
                     }))
-        .isInstanceOf(StoreException.class)
-        .hasMessageContaining("was not IN_PROGRESS");
+        .isInstanceOf(TransientStoreException.class)
+        .hasMessageContaining("recorded by another writer");
 
     assertThat(items("three")).isZero();
-    assertThat(store.find(ACME, OperationKey.of("k-3"))).isEmpty();
+    assertThat(store.find(ACME, OperationKey.of("k-3")).orElseThrow().state())
+        .isEqualTo(OperationState.NOT_EXECUTED);
+  }
+
+  @Test
+  void anOutcomeForAKeyTheTransactionDidNotClaimIsRefused() {
+    Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+
+    assertThatThrownBy(
+            () ->
+                store.inTransaction(
+                    tx -> {
+                      tx.complete(ACME, OperationKey.of("k-4"), RESPONSE, now, now.plusSeconds(60));
+                      return null;
+                    }))
+        .isInstanceOf(StoreException.class)
+        .hasMessageContaining("not claimed by this transaction");
+    assertThat(store.find(ACME, OperationKey.of("k-4"))).isEmpty();
   }
 }

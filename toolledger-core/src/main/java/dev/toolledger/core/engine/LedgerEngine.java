@@ -86,6 +86,17 @@ public final class LedgerEngine {
   private final Optional<NewOperationLimiter> limiter;
   private final Optional<SharedRateBuckets> sharedBuckets;
 
+  /**
+   * Whether a transactional tool's request goes straight to its transaction, without reading the
+   * key first: when the store's claim tells a recorded key from a new one at no extra cost ({@link
+   * LedgerStore#decidesClaimInTransaction}) and no new-operation rate limit is configured (the
+   * limit is taken only by new operations, so it needs the read before the transaction).
+   */
+  private final boolean claimDecidesReplay;
+
+  /** Keys to read before the transaction even so; see {@link RecentKeys}. */
+  private final RecentKeys recent = new RecentKeys();
+
   private LedgerEngine(Builder b) {
     this.store = b.store;
     this.tools = b.tools;
@@ -101,6 +112,8 @@ public final class LedgerEngine {
             : b.config
                 .newOperationLimit()
                 .map(limit -> new NewOperationLimiter(limit, b.config.clock()));
+    this.claimDecidesReplay =
+        b.store.decidesClaimInTransaction() && b.config.newOperationLimit().isEmpty();
   }
 
   public static Builder builder(LedgerStore store, ToolRegistry tools) {
@@ -506,9 +519,20 @@ public final class LedgerEngine {
             .orElse(config.maxWait());
     long deadline = System.nanoTime() + wait.toNanos();
 
+    if (tool.tool() instanceof TransactionalTool transactional
+        && claimDecidesReplay
+        && !recent.contains(invocation.tenant(), invocation.key())) {
+      // The transaction's claim reads the key anyway, under the key's lock: a recorded key is
+      // answered from that read, and a new key is spared a round trip. A key this node recorded
+      // or replayed lately is read first instead (below): a retry is likely, and a read is
+      // cheaper than a transaction.
+      return remember(
+          invocation,
+          executeInTransaction(transactional, invocation, intent, parameters, deadline));
+    }
     Optional<OperationRecord> existing = store.find(invocation.tenant(), invocation.key());
     if (existing.isPresent()) {
-      return settle(existing.get(), intent, deadline);
+      return remember(invocation, settle(existing.get(), intent, deadline));
     }
     Optional<Duration> refill =
         sharedBuckets.isPresent()
@@ -523,7 +547,9 @@ public final class LedgerEngine {
       return new RateLimited(atLeastOneSecond(refill.get()));
     }
     if (tool.tool() instanceof TransactionalTool transactional) {
-      return executeInTransaction(transactional, invocation, intent, parameters, deadline);
+      return remember(
+          invocation,
+          executeInTransaction(transactional, invocation, intent, parameters, deadline));
     }
     ExternalPath.Result result =
         external.execute((ExternalTool) tool.tool(), invocation, intent, parameters, deadline);
@@ -531,6 +557,14 @@ public final class LedgerEngine {
       return settle(settle.record(), intent, deadline);
     }
     return ((ExternalPath.Result.Answer) result).outcome();
+  }
+
+  /** Notes a key that was just recorded or replayed, when it may spare its retry a transaction. */
+  private ExecutionOutcome remember(Invocation invocation, ExecutionOutcome outcome) {
+    if (claimDecidesReplay && (outcome instanceof Executed || outcome instanceof Replayed)) {
+      recent.add(invocation.tenant(), invocation.key());
+    }
+    return outcome;
   }
 
   private static Duration atLeastOneSecond(Duration wait) {

@@ -36,10 +36,12 @@ public interface LedgerTransaction {
   Optional<Tombstone> findTombstone(TenantId tenant, OperationKey key);
 
   /**
-   * Claims a key for an effect inside this transaction with an {@code INSERT} that the unique
-   * (tenant, key) constraint arbitrates. A concurrent claimer of the same key waits for this
-   * transaction to end, up to {@code maxWait}. A key whose tombstone is live at {@code
-   * operation.createdAt()} is not claimed ({@link ClaimResult.Expired}).
+   * Claims a key for an effect inside this transaction: the key is read under a lock that every
+   * claimer of the key takes (PostgreSQL: a transaction-scoped advisory lock on the key; SQLite:
+   * the database's write lock), and a free key's record is inserted, complete, by {@link
+   * #complete}, under the unique (tenant, key) constraint. A concurrent claimer of the same key
+   * waits for this transaction to end, up to {@code maxWait}. A key whose tombstone is live at
+   * {@code operation.createdAt()} is not claimed ({@link ClaimResult.Expired}).
    */
   ClaimResult claim(NewOperation operation, Duration maxWait);
 
