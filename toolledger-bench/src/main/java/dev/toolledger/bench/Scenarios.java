@@ -182,13 +182,14 @@ final class Scenarios {
               return ps.executeUpdate();
             }
           });
+      // The answer is read, as the tool reads it: it is what the completion records.
       Http1Clients.Response response =
-          upstream.post(
+          upstream.postReadingBody(
               thread,
               NotesUpstream.PATH,
               Map.of("Idempotency-Key", key, "Content-Type", "application/json"),
               BODY);
-      if (response.status() != 201) {
+      if (response.status() != 201 || response.body() == null) {
         throw new IllegalStateException("the upstream answered HTTP " + response.status());
       }
       String answer = response.body();
