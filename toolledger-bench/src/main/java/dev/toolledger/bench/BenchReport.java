@@ -86,6 +86,10 @@ public final class BenchReport {
             "decl-upstream-direct",
             threads == maxThreads ? 0.8 : 0);
         ratio(ratios, store, threads, "decl-http-create", "http-keyed-create", 0);
+        // The design's floor for such a tool (two commits around one direct call): how far the
+        // two commits alone keep any design from the target, and what ToolLedger adds to them.
+        ratio(ratios, store, threads, "decl-floor", "decl-upstream-direct", 0);
+        ratio(ratios, store, threads, "decl-http-create", "decl-floor", 0);
         // The peer: ahead means a ratio of at least 1.
         ratio(ratios, store, threads, "keyed-create", "peer-dbos-create", 1);
         ratio(ratios, store, threads, "replay", "peer-dbos-replay", 1);

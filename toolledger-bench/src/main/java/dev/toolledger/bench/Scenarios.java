@@ -49,6 +49,7 @@ final class Scenarios {
           "mcp-keyed-create",
           "mcp-raw-keyed-create",
           "decl-http-create",
+          "decl-floor",
           "decl-upstream-direct");
 
   /** The scenarios that run on PostgreSQL only (DBOS Transact supports no other database). */
@@ -78,6 +79,7 @@ final class Scenarios {
     all.add(new McpKeyedCreate(target, keys));
     all.add(new McpRawKeyedCreate(target, keys));
     all.add(new DeclarativeHttpCreate(target, keys));
+    all.add(new DeclarativeFloor(target, keys));
     all.add(new UpstreamDirect(target, keys));
     return all;
   }
@@ -133,6 +135,97 @@ final class Scenarios {
     public void close() {
       http.close();
     }
+  }
+
+  /**
+   * The least that any design which records an HTTP effect durably before and after it costs: a
+   * ledger-shaped claim row committed, the upstream called once on the harness's own HTTP/1.1
+   * sockets (the same request as {@code decl-upstream-direct}), the row completed and committed; no
+   * engine, no history rows, no HTTP front. Set against {@code decl-upstream-direct}, it is the
+   * bound the two commits put on any such design; {@code decl-http-create / decl-floor} is what
+   * ToolLedger adds on top (its HTTP API, the engine, the operation history, the tool's client).
+   */
+  static final class DeclarativeFloor implements Scenario, AutoCloseable {
+    private static final byte[] BODY = Target.NOTE.getBytes(StandardCharsets.UTF_8);
+    private final Target target;
+    private final Http1Clients upstream;
+    private final AtomicLong keys;
+    private final PlainTransactions plain;
+
+    DeclarativeFloor(Target target, AtomicLong keys) {
+      this.target = target;
+      this.upstream = new Http1Clients(target.upstream.uri());
+      this.keys = keys;
+      this.plain = new PlainTransactions(target);
+    }
+
+    @Override
+    public String name() {
+      return "decl-floor";
+    }
+
+    @Override
+    public void run(int thread, long sequence) throws Exception {
+      String key = newKey(target, keys);
+      long now = System.currentTimeMillis();
+      plain.run(
+          connection -> {
+            try (PreparedStatement ps =
+                connection.prepareStatement(
+                    "INSERT INTO bench_floor (tenant, op_key, tool, tool_version, fingerprint,"
+                        + " state, created_at, owner, lease_until, fence, parameters)"
+                        + " VALUES (?, ?, 'create-remote-note', '1', ?, 'IN_PROGRESS', ?, ?, ?,"
+                        + " 1, ?)")) {
+              ps.setString(1, Target.TENANT.value());
+              ps.setString(2, key);
+              ps.setString(3, FLOOR_FINGERPRINT);
+              ps.setLong(4, now);
+              ps.setString(5, "bench/" + thread);
+              ps.setLong(6, now + 30_000);
+              ps.setString(7, Target.NOTE);
+              return ps.executeUpdate();
+            }
+          });
+      // The answer is read, as the tool reads it: it is what the completion records.
+      Http1Clients.Response response =
+          upstream.postReadingBody(
+              thread,
+              NotesUpstream.PATH,
+              Map.of("Idempotency-Key", key, "Content-Type", "application/json"),
+              BODY);
+      if (response.status() != 201 || response.body() == null) {
+        throw new IllegalStateException("the upstream answered HTTP " + response.status());
+      }
+      String answer = response.body();
+      plain.run(
+          connection -> {
+            long at = System.currentTimeMillis();
+            try (PreparedStatement ps =
+                connection.prepareStatement(
+                    "UPDATE bench_floor SET state = 'COMPLETED', response_status = 201,"
+                        + " response_body = ?, completed_at = ?, expires_at = ?, owner = NULL,"
+                        + " lease_until = NULL, parameters = NULL"
+                        + " WHERE tenant = ? AND op_key = ? AND fence = 1"
+                        + " AND state = 'IN_PROGRESS'")) {
+              ps.setString(1, answer);
+              ps.setLong(2, at);
+              ps.setLong(3, at + Duration.ofDays(7).toMillis());
+              ps.setString(4, Target.TENANT.value());
+              ps.setString(5, key);
+              if (ps.executeUpdate() != 1) {
+                throw new IllegalStateException("the claim of " + key + " was lost");
+              }
+              return null;
+            }
+          });
+    }
+
+    @Override
+    public void close() {
+      upstream.close();
+    }
+
+    private static final String FLOOR_FINGERPRINT = "0".repeat(64);
   }
 
   /**

@@ -115,6 +115,8 @@ class BenchReportTest {
                 Map.entry("sqlite-full/1/mcp-keyed-create:mcp-raw-keyed-create", 0.0),
                 Map.entry("sqlite-full/1/decl-http-create:decl-upstream-direct", 0.8),
                 Map.entry("sqlite-full/1/decl-http-create:http-keyed-create", 0.0),
+                Map.entry("sqlite-full/1/decl-floor:decl-upstream-direct", 0.0),
+                Map.entry("sqlite-full/1/decl-http-create:decl-floor", 0.0),
                 Map.entry("sqlite-full/1/keyed-create:peer-dbos-create", 1.0),
                 Map.entry("sqlite-full/1/replay:peer-dbos-replay", 1.0),
                 // NORMAL may lose the last commits on power loss, so it has no target against
@@ -130,6 +132,8 @@ class BenchReportTest {
                 Map.entry("sqlite-normal/1/mcp-keyed-create:mcp-raw-keyed-create", 0.0),
                 Map.entry("sqlite-normal/1/decl-http-create:decl-upstream-direct", 0.8),
                 Map.entry("sqlite-normal/1/decl-http-create:http-keyed-create", 0.0),
+                Map.entry("sqlite-normal/1/decl-floor:decl-upstream-direct", 0.0),
+                Map.entry("sqlite-normal/1/decl-http-create:decl-floor", 0.0),
                 Map.entry("sqlite-normal/1/keyed-create:peer-dbos-create", 1.0),
                 Map.entry("sqlite-normal/1/replay:peer-dbos-replay", 1.0)));
   }

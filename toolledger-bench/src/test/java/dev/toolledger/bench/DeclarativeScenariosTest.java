@@ -67,6 +67,29 @@ class DeclarativeScenariosTest {
   }
 
   @Test
+  void eachFloorCallIsOneEffectUpstreamBetweenAClaimAndItsCompletionAndNothingInTheLedger()
+      throws Exception {
+    long operations = operationsOfTheRemoteTool();
+    try (Scenarios.DeclarativeFloor scenario = new Scenarios.DeclarativeFloor(target, keys)) {
+      for (int i = 0; i < CALLS; i++) {
+        scenario.run(i % 2, i);
+      }
+    }
+    assertThat(target.upstream.effects()).isEqualTo(CALLS);
+    assertThat(operationsOfTheRemoteTool()).isEqualTo(operations);
+    try (var connection = target.store.dataSource().getConnection();
+        var st = connection.createStatement();
+        var rs =
+            st.executeQuery(
+                "SELECT COUNT(*), SUM(CASE WHEN state = 'COMPLETED' AND response_body LIKE '%id%'"
+                    + " THEN 1 ELSE 0 END) FROM bench_floor WHERE tool = 'create-remote-note'")) {
+      rs.next();
+      assertThat(rs.getLong(1)).isEqualTo(CALLS);
+      assertThat(rs.getLong(2)).isEqualTo(CALLS);
+    }
+  }
+
+  @Test
   void aRetryThroughTheLedgerIsReplayedWithoutCallingTheUpstreamAgain() {
     Invocation invocation =
         Invocation.of(

@@ -23,7 +23,9 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -63,6 +65,16 @@ final class JdbcTransaction implements LedgerTransaction {
    * other statement of this transaction, whichever comes first.
    */
   private PendingCompletion pending;
+
+  /**
+   * On PostgreSQL, history rows this transaction appended and has not sent yet: they go to the
+   * server in one round trip with the {@code COMMIT}, or before any other statement of this
+   * transaction. An effect outside the database is claimed in one transaction and recorded in
+   * another, each with a history row; holding the row back saves a round trip in each.
+   */
+  private final List<PendingHistory> history = new ArrayList<>(2);
+
+  private record PendingHistory(TenantId tenant, OperationKey key, HistoryEntry entry) {}
 
   private record PendingCompletion(
       NewOperation operation, StoredResponse response, Instant completedAt, Instant expiresAt) {}
@@ -380,8 +392,44 @@ final class JdbcTransaction implements LedgerTransaction {
         "operation " + key + " was not claimed by this transaction when its outcome was recorded");
   }
 
-  /** Sends a completion held back for the commit now, because something else comes first. */
+  /**
+   * Sends what was held back for the commit now, because something else comes first. At most one
+   * kind is held at a time (each holder flushes the other first), so the server sees the statements
+   * in the order they were made.
+   */
   private void flushPending() {
+    if (!history.isEmpty()) {
+      flushHistory();
+    }
+    flushCompletion();
+  }
+
+  /** How many history rows wait for the commit (for tests). */
+  int historyHeldBack() {
+    return history.size();
+  }
+
+  private void flushHistory() {
+    List<PendingHistory> rows = List.copyOf(history);
+    history.clear();
+    try (PreparedStatement ps =
+        dialect.statements().prepare(connection, OperationRows.historyInsert(rows.size()))) {
+      bindHistory(ps, rows);
+      ps.executeUpdate();
+    } catch (SQLException e) {
+      throw new JdbcLedgerStore.WrappedSqlException(e);
+    }
+  }
+
+  private static void bindHistory(PreparedStatement ps, List<PendingHistory> rows)
+      throws SQLException {
+    int column = 1;
+    for (PendingHistory row : rows) {
+      column = OperationRows.bindHistory(ps, column, row.tenant(), row.key(), row.entry());
+    }
+  }
+
+  private void flushCompletion() {
     PendingCompletion p = pending;
     if (p == null) {
       return;
@@ -433,6 +481,21 @@ final class JdbcTransaction implements LedgerTransaction {
    * {@link #INSERT_COMPLETED_AND_COMMIT}); otherwise with the dialect's plain commit.
    */
   void commit() throws SQLException {
+    if (!history.isEmpty()) {
+      // The rows and the COMMIT in one round trip: an error in the insert makes the server skip
+      // the COMMIT (the transaction is then rolled back by the caller), as with a completion.
+      List<PendingHistory> rows = List.copyOf(history);
+      history.clear();
+      try (PreparedStatement ps =
+          dialect
+              .statements()
+              .prepare(connection, OperationRows.historyInsert(rows.size()) + "; COMMIT")) {
+        bindHistory(ps, rows);
+        ps.execute();
+      }
+      dialect.commit(connection);
+      return;
+    }
     PendingCompletion p = pending;
     if (p == null) {
       dialect.commit(connection);
@@ -662,7 +725,11 @@ final class JdbcTransaction implements LedgerTransaction {
 
   @Override
   public void appendHistory(TenantId tenant, OperationKey key, HistoryEntry entry) {
-    flushPending();
+    flushCompletion();
+    if (dialect.kind() == SqlDialect.POSTGRESQL) {
+      history.add(new PendingHistory(tenant, key, entry));
+      return;
+    }
     try {
       OperationRows.appendHistory(connection, tenant, key, entry);
     } catch (SQLException e) {

@@ -104,24 +104,41 @@ final class OperationRows {
   static void appendHistory(
       Connection connection, TenantId tenant, OperationKey key, HistoryEntry entry)
       throws SQLException {
-    try (PreparedStatement ps =
-        connection.prepareStatement(
-            "INSERT INTO tl_operation_history (tenant, op_key, at, from_state, to_state, cause,"
-                + " actor, fence) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
-      ps.setString(1, tenant.value());
-      ps.setString(2, key.value());
-      ps.setLong(3, entry.at().toEpochMilli());
-      if (entry.from().isPresent()) {
-        ps.setString(4, entry.from().get().name());
-      } else {
-        ps.setNull(4, Types.VARCHAR);
-      }
-      ps.setString(5, entry.to().name());
-      ps.setString(6, entry.cause());
-      ps.setString(7, entry.actor());
-      ps.setLong(8, entry.fence());
+    try (PreparedStatement ps = connection.prepareStatement(historyInsert(1))) {
+      bindHistory(ps, 1, tenant, key, entry);
       ps.executeUpdate();
     }
+  }
+
+  private static final String HISTORY_COLUMNS =
+      "INSERT INTO tl_operation_history (tenant, op_key, at, from_state, to_state, cause, actor,"
+          + " fence) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
+
+  /** An insert of {@code rows} history rows in one statement. */
+  static String historyInsert(int rows) {
+    if (rows == 1) {
+      return HISTORY_COLUMNS;
+    }
+    return HISTORY_COLUMNS + ", (?, ?, ?, ?, ?, ?, ?, ?)".repeat(rows - 1);
+  }
+
+  /** Binds one history row from {@code column} on; returns the next column. */
+  static int bindHistory(
+      PreparedStatement ps, int column, TenantId tenant, OperationKey key, HistoryEntry entry)
+      throws SQLException {
+    ps.setString(column, tenant.value());
+    ps.setString(column + 1, key.value());
+    ps.setLong(column + 2, entry.at().toEpochMilli());
+    if (entry.from().isPresent()) {
+      ps.setString(column + 3, entry.from().get().name());
+    } else {
+      ps.setNull(column + 3, Types.VARCHAR);
+    }
+    ps.setString(column + 4, entry.to().name());
+    ps.setString(column + 5, entry.cause());
+    ps.setString(column + 6, entry.actor());
+    ps.setLong(column + 7, entry.fence());
+    return column + 8;
   }
 
   static Optional<Instant> instant(ResultSet rs, int column) throws SQLException {

@@ -151,18 +151,20 @@ final class ExternalPath {
       return release(tenant, key, fence, notDone.reason());
     }
     ToolResponse response = ((EffectResult.Done) result).response();
-    return record(tool, tenant, key, fence, response, "effect performed; outcome recorded");
+    return record(
+        tool,
+        new NewOperation(tenant, key, intent, now),
+        fence,
+        response,
+        "effect performed; outcome recorded");
   }
 
   private Result record(
-      ExternalTool tool,
-      TenantId tenant,
-      OperationKey key,
-      long fence,
-      ToolResponse response,
-      String cause) {
+      ExternalTool tool, NewOperation claimed, long fence, ToolResponse response, String cause) {
+    TenantId tenant = claimed.tenant();
+    OperationKey key = claimed.key();
     StoredResponse stored = new StoredResponse(response.status(), Json.write(response.body()));
-    boolean recorded;
+    Completion recorded;
     try {
       recorded = complete(tool, tenant, key, fence, stored, cause);
     } catch (TransientStoreException | StoreUnavailableException e) {
@@ -177,20 +179,33 @@ final class ExternalPath {
               "the effect happened but its outcome could not be recorded; recovery will settle it");
       return new Result.Answer(new ExecutionOutcome.InProgress(config.retryAfter()));
     }
-    OperationRecord current = store.find(tenant, key).orElseThrow();
-    if (recorded) {
-      return new Result.Answer(new ExecutionOutcome.Executed(current));
+    if (recorded != null) {
+      // What was just committed, built here rather than read back: one round trip less per call.
+      return new Result.Answer(
+          new ExecutionOutcome.Executed(
+              new OperationRecord(
+                  tenant,
+                  key,
+                  Optional.of(claimed.intent()),
+                  OperationState.COMPLETED,
+                  Optional.of(stored),
+                  claimed.createdAt(),
+                  Optional.of(recorded.at()),
+                  Optional.of(recorded.expiresAt()))));
     }
-    return new Result.Settle(current);
+    return new Result.Settle(store.find(tenant, key).orElseThrow());
   }
+
+  /** When a completion was recorded, and until when it is kept. */
+  private record Completion(Instant at, Instant expiresAt) {}
 
   /**
    * Records a completion under the fence; appends why a late result was refused otherwise. A
    * response over the stored-response limit cannot be recorded, and the effect it reports has
    * happened, so the operation becomes UNKNOWN (never executed again; an operator resolves it) and
-   * this returns false.
+   * this returns null, as it does when a late result is refused.
    */
-  private boolean complete(
+  private Completion complete(
       ExternalTool tool,
       TenantId tenant,
       OperationKey key,
@@ -212,14 +227,13 @@ final class ExternalPath {
               + config.maxResponseBytes()
               + " bytes and cannot be recorded; the effect happened, so the outcome is left"
               + " unknown for an operator to resolve");
-      return false;
+      return null;
     }
     return writes.run(
         tx -> {
           Instant at = config.clock().instant();
-          boolean ok =
-              tx.completeFenced(
-                  tenant, key, fence, stored, at, at.plus(config.retentionOf(tool.descriptor())));
+          Instant expiresAt = at.plus(config.retentionOf(tool.descriptor()));
+          boolean ok = tx.completeFenced(tenant, key, fence, stored, at, expiresAt);
           if (ok) {
             tx.appendHistory(
                 tenant,
@@ -234,7 +248,7 @@ final class ExternalPath {
           } else {
             refused(tx, tenant, key, fence, at, "a result of fence " + fence + " arrived late");
           }
-          return ok;
+          return ok ? new Completion(at, expiresAt) : null;
         });
   }
 
@@ -346,12 +360,13 @@ final class ExternalPath {
           StoredResponse stored =
               new StoredResponse(found.response().status(), Json.write(found.response().body()));
           return complete(
-                  tool,
-                  tenant,
-                  key,
-                  fence,
-                  stored,
-                  why + "; reconciled: the downstream lookup found the effect")
+                      tool,
+                      tenant,
+                      key,
+                      fence,
+                      stored,
+                      why + "; reconciled: the downstream lookup found the effect")
+                  != null
               ? Settled.COMPLETED
               : Settled.CLAIM_LOST;
         }
@@ -404,13 +419,14 @@ final class ExternalPath {
         ToolResponse response = ((EffectResult.Done) result).response();
         StoredResponse stored = new StoredResponse(response.status(), Json.write(response.body()));
         return complete(
-                tool,
-                tenant,
-                key,
-                fence,
-                stored,
-                why
-                    + "; performed again with the same downstream key (the downstream is idempotent by it)")
+                    tool,
+                    tenant,
+                    key,
+                    fence,
+                    stored,
+                    why
+                        + "; performed again with the same downstream key (the downstream is idempotent by it)")
+                != null
             ? Settled.COMPLETED
             : Settled.CLAIM_LOST;
       }
