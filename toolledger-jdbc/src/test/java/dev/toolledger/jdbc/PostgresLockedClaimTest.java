@@ -12,9 +12,11 @@ import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.engine.ExecutionOutcome;
 import dev.toolledger.core.engine.ExecutionOutcome.Executed;
 import dev.toolledger.core.engine.ExecutionOutcome.KeyReused;
+import dev.toolledger.core.engine.ExecutionOutcome.RateLimited;
 import dev.toolledger.core.engine.ExecutionOutcome.Replayed;
 import dev.toolledger.core.engine.Invocation;
 import dev.toolledger.core.engine.LedgerEngine;
+import dev.toolledger.core.engine.RateLimit;
 import dev.toolledger.core.fingerprint.Fingerprint;
 import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.json.Json;
@@ -311,14 +313,15 @@ class PostgresLockedClaimTest {
   }
 
   @Test
-  void withANewOperationLimitTheKeyIsReadBeforeTheTransaction() throws Exception {
+  void aLimitSharedInTheDatabaseKeepsTheReadBeforeTheTransaction() throws Exception {
     ItemsTool tool = new ItemsTool();
     LedgerEngine recorder = engine(tool);
-    // The default configuration has a limit: it is taken by new operations only, so the engine
-    // must know that the key is new before it takes it.
+    // A shared limit is a statement of its own, taken by new operations only, so the engine must
+    // know that the key is new before it takes it.
     LedgerEngine limited =
         LedgerEngine.builder(store, ToolRegistry.of(tool))
             .config(EngineConfig.builder().maxWait(Duration.ofSeconds(30)).build())
+            .sharedRateBuckets(store.sharedRateBuckets())
             .build();
     assertThat(recorder.execute(create("lim", "lim"))).isInstanceOf(Executed.class);
     long decided = store.decidedInTransaction();
@@ -328,5 +331,43 @@ class PostgresLockedClaimTest {
 
     assertThat(store.decidedInTransaction()).isEqualTo(decided);
     assertThat(store.writeTransactions()).isEqualTo(writes);
+  }
+
+  @Test
+  void aLimitKeptInMemoryIsTakenInsideTheTransactionByNewKeysOnlyAndARefusalWritesNothing()
+      throws Exception {
+    ItemsTool tool = new ItemsTool();
+    // One new operation an hour: the second new key is refused whatever the machine's speed.
+    LedgerEngine limited =
+        LedgerEngine.builder(store, ToolRegistry.of(tool))
+            .config(
+                EngineConfig.builder()
+                    .maxWait(Duration.ofSeconds(30))
+                    .newOperationLimit(new RateLimit(1, Duration.ofHours(1)))
+                    .build())
+            .build();
+    long decided = store.decidedInTransaction();
+
+    assertThat(limited.execute(create("mem-a", "mem-a"))).isInstanceOf(Executed.class);
+    ExecutionOutcome refused = limited.execute(create("mem-b", "mem-b"));
+
+    assertThat(refused).isInstanceOf(RateLimited.class);
+    assertThat(items("mem-b")).isZero();
+    assertThat(store.find(ACME, OperationKey.of("mem-b"))).isEmpty();
+    assertThat(tool.executions).hasValue(1);
+    // A replay takes no permit: it is answered although the bucket is empty, from a node that did
+    // not record the key (no hint), so from the transaction's own read.
+    LedgerEngine otherNode =
+        LedgerEngine.builder(store, ToolRegistry.of(tool))
+            .config(
+                EngineConfig.builder()
+                    .maxWait(Duration.ofSeconds(30))
+                    .newOperationLimit(new RateLimit(1, Duration.ofHours(1)))
+                    .build())
+            .build();
+    assertThat(otherNode.execute(create("mem-c", "mem-c"))).isInstanceOf(Executed.class);
+    assertThat(otherNode.execute(create("mem-a", "mem-a"))).isInstanceOf(Replayed.class);
+    assertThat(store.decidedInTransaction()).isEqualTo(decided + 1);
+    assertThat(tool.executions).hasValue(2);
   }
 }

@@ -112,8 +112,10 @@ public final class LedgerEngine {
             : b.config
                 .newOperationLimit()
                 .map(limit -> new NewOperationLimiter(limit, b.config.clock()));
-    this.claimDecidesReplay =
-        b.store.decidesClaimInTransaction() && b.config.newOperationLimit().isEmpty();
+    // A limit kept in memory is taken inside the transaction, once the claim has found the key
+    // free (no round trip); a limit shared in the database is a statement of its own, taken only
+    // once the key is known to be new, so it keeps the read before the transaction.
+    this.claimDecidesReplay = b.store.decidesClaimInTransaction() && sharedBuckets.isEmpty();
   }
 
   public static Builder builder(LedgerStore store, ToolRegistry tools) {
@@ -528,7 +530,7 @@ public final class LedgerEngine {
       // cheaper than a transaction.
       return remember(
           invocation,
-          executeInTransaction(transactional, invocation, intent, parameters, deadline));
+          executeInTransaction(transactional, invocation, intent, parameters, deadline, limiter));
     }
     Optional<OperationRecord> existing = store.find(invocation.tenant(), invocation.key());
     if (existing.isPresent()) {
@@ -549,7 +551,8 @@ public final class LedgerEngine {
     if (tool.tool() instanceof TransactionalTool transactional) {
       return remember(
           invocation,
-          executeInTransaction(transactional, invocation, intent, parameters, deadline));
+          executeInTransaction(
+              transactional, invocation, intent, parameters, deadline, Optional.empty()));
     }
     ExternalPath.Result result =
         external.execute((ExternalTool) tool.tool(), invocation, intent, parameters, deadline);
@@ -618,7 +621,8 @@ public final class LedgerEngine {
       Invocation invocation,
       OperationIntent intent,
       JsonNode parameters,
-      long deadline) {
+      long deadline,
+      Optional<NewOperationLimiter> limitOnceClaimed) {
     String toolName = tool.descriptor().name();
     Duration retention = config.retentionOf(tool.descriptor());
     TxResult result;
@@ -639,6 +643,14 @@ public final class LedgerEngine {
                 }
                 if (claim instanceof ClaimResult.Expired expired) {
                   return new TxResult.Gone(expired.tombstone());
+                }
+                if (limitOnceClaimed.isPresent()) {
+                  // The key is new (the claim read it free under its lock) and nothing is
+                  // written yet: a refused permit ends the transaction empty.
+                  Optional<Duration> refill = limitOnceClaimed.get().acquire(invocation.tenant());
+                  if (refill.isPresent()) {
+                    return new TxResult.Limited(refill.get());
+                  }
                 }
                 ToolResponse response;
                 try {
@@ -694,6 +706,9 @@ public final class LedgerEngine {
     }
     if (result instanceof TxResult.Gone gone) {
       return new Expired(gone.tombstone());
+    }
+    if (result instanceof TxResult.Limited limited) {
+      return new RateLimited(atLeastOneSecond(limited.refill()));
     }
     if (result instanceof TxResult.Taken taken) {
       return settle(taken.record(), intent, deadline);
@@ -829,6 +844,8 @@ public final class LedgerEngine {
     record Contended() implements TxResult {}
 
     record Gone(Tombstone tombstone) implements TxResult {}
+
+    record Limited(Duration refill) implements TxResult {}
   }
 
   /** Builds an engine; the store and tools are required, everything else has defaults. */
