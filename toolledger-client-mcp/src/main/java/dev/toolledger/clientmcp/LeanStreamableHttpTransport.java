@@ -209,9 +209,16 @@ public final class LeanStreamableHttpTransport implements McpClientTransport {
           String version = context.getOrDefault(McpAsyncClient.NEGOTIATED_PROTOCOL_VERSION, null);
           if (version != null) {
             negotiatedVersion = version;
+          } else if (message instanceof JSONRPCRequest request
+              && McpSchema.METHOD_INITIALIZE.equals(request.method())) {
+            version = LATEST_VERSION;
+          } else {
+            // The SDK sends its answers to the server's requests without the negotiated version in
+            // the context; the version it negotiated last still applies to them.
+            version = negotiatedVersion;
           }
           try {
-            exchange(message, version == null ? LATEST_VERSION : version);
+            exchange(message, version);
             return Mono.empty();
           } catch (RuntimeException failure) {
             // As the SDK's own transport does: every failure goes to the exception handler too,
@@ -268,6 +275,7 @@ public final class LeanStreamableHttpTransport implements McpClientTransport {
     byte[] head = head("POST", current.id(), version, body.length);
     Http1Connection connection = borrow();
     boolean reusable = false;
+    JSONRPCMessage answer = null;
     try {
       Http1Connection.Response response = connection.send(head, body);
       String given = response.header("mcp-session-id");
@@ -296,7 +304,7 @@ public final class LeanStreamableHttpTransport implements McpClientTransport {
                 + text);
       }
       if (message instanceof JSONRPCRequest request) {
-        readAnswer(request, response);
+        answer = readAnswer(request, response);
       } else {
         response.body().transferTo(OutputStream.nullOutputStream());
       }
@@ -307,60 +315,82 @@ public final class LeanStreamableHttpTransport implements McpClientTransport {
     } finally {
       release(connection, reusable);
     }
+    if (answer != null) {
+      // Handed over only now that the connection is back in the pool: the SDK goes on from the
+      // response on this thread (after initialize, with notifications/initialized and the
+      // caller's own request), and those then reuse this connection instead of opening more.
+      deliver(answer);
+    }
   }
 
-  /** Hands every message of a request's answer to the SDK; fails if the response was not in it. */
-  private void readAnswer(JSONRPCRequest request, Http1Connection.Response response)
+  /**
+   * Reads a request's answer to its end and returns the response to the request. Other messages in
+   * an event stream (the server's requests and notifications) are handed to the SDK as they come,
+   * since the server may wait for the client's answer to one before it responds. Fails if the
+   * response is not in the answer.
+   */
+  private JSONRPCMessage readAnswer(JSONRPCRequest request, Http1Connection.Response response)
       throws IOException {
     String type = response.header("content-type");
     type = type == null ? "" : type.toLowerCase(Locale.ROOT);
     if (type.startsWith("text/event-stream")) {
       SseReader events = new SseReader(response.body(), maxMessageBytes);
-      boolean answered = false;
+      JSONRPCMessage answer = null;
       for (SseReader.Event event = events.next(); event != null; event = events.next()) {
         if (!event.type().equals("message") || event.data().isBlank()) {
           continue; // other event types, and empty priming events (2025-11-25), carry no message
         }
-        answered |= deliver(request, parse(event.data()));
+        JSONRPCMessage message = parse(event.data());
+        if (answer == null && answers(request, message)) {
+          answer = message;
+        } else {
+          deliver(message);
+        }
       }
-      if (!answered) {
+      if (answer == null) {
         throw new McpTransportException(
             "the MCP endpoint's event stream ended without the response to "
                 + request.method()
                 + " (this transport does not resume streams)");
       }
-    } else if (type.startsWith("application/json")) {
+      return answer;
+    }
+    if (type.startsWith("application/json")) {
       String text = response.text(maxMessageBytes);
       if (text.stripLeading().startsWith("[")) {
         throw new McpTransportException(
             "the MCP endpoint answered with a JSON-RPC batch (unsupported)");
       }
-      if (!deliver(request, parse(text))) {
+      JSONRPCMessage message = parse(text);
+      if (!answers(request, message)) {
         throw new McpTransportException(
             "the MCP endpoint's JSON answer to " + request.method() + " is not its response");
       }
-    } else {
-      response.body().transferTo(OutputStream.nullOutputStream());
-      throw new McpTransportException(
-          "the MCP endpoint answered "
-              + request.method()
-              + " with status code: "
-              + response.status()
-              + " and no JSON-RPC message (content type '"
-              + type
-              + "')");
+      return message;
     }
+    response.body().transferTo(OutputStream.nullOutputStream());
+    throw new McpTransportException(
+        "the MCP endpoint answered "
+            + request.method()
+            + " with status code: "
+            + response.status()
+            + " and no JSON-RPC message (content type '"
+            + type
+            + "')");
   }
 
-  /** Hands one message to the SDK's session; true when it is the response to {@code request}. */
-  private boolean deliver(JSONRPCRequest request, JSONRPCMessage message) {
+  private static boolean answers(JSONRPCRequest request, JSONRPCMessage message) {
+    return message instanceof JSONRPCResponse response
+        && Objects.equals(response.id(), request.id());
+  }
+
+  /** Hands one message to the SDK's session. */
+  private void deliver(JSONRPCMessage message) {
     Function<Mono<JSONRPCMessage>, Mono<JSONRPCMessage>> session = handler.get();
     if (session == null) {
       throw new McpTransportException("the transport is not connected to an MCP client");
     }
     session.apply(Mono.just(message)).subscribe(ignored -> {}, failure -> {});
-    return message instanceof JSONRPCResponse response
-        && Objects.equals(response.id(), request.id());
   }
 
   private JSONRPCMessage parse(String data) {
