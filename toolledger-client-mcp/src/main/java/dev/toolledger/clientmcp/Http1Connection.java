@@ -1,6 +1,5 @@
 package dev.toolledger.clientmcp;
 
-import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -30,13 +29,13 @@ final class Http1Connection implements AutoCloseable {
   private static final int MAX_HEAD_LINE = 16 * 1024;
 
   private final Socket socket;
-  private final InputStream in;
+  private final Input in;
   private final OutputStream out;
   private long idleSince;
 
   private Http1Connection(Socket socket) throws IOException {
     this.socket = socket;
-    this.in = new BufferedInputStream(socket.getInputStream(), 16 * 1024);
+    this.in = new Input(socket.getInputStream());
     this.out = new BufferedOutputStream(socket.getOutputStream(), 8 * 1024);
   }
 
@@ -142,6 +141,53 @@ final class Http1Connection implements AutoCloseable {
     }
   }
 
+  /**
+   * The socket's bytes through a buffer of its own: one thread reads a connection at a time, so the
+   * locking of {@code BufferedInputStream} on every byte of the head buys nothing.
+   */
+  private static final class Input {
+    private final InputStream socket;
+    private final byte[] buffer = new byte[16 * 1024];
+    private int position;
+    private int limit;
+
+    Input(InputStream socket) {
+      this.socket = socket;
+    }
+
+    int read() throws IOException {
+      if (position == limit && !fill()) {
+        return -1;
+      }
+      return buffer[position++] & 0xFF;
+    }
+
+    int read(byte[] into, int offset, int length) throws IOException {
+      if (position == limit) {
+        if (length >= buffer.length) {
+          return socket.read(into, offset, length);
+        }
+        if (!fill()) {
+          return -1;
+        }
+      }
+      int n = Math.min(length, limit - position);
+      System.arraycopy(buffer, position, into, offset, n);
+      position += n;
+      return n;
+    }
+
+    private boolean fill() throws IOException {
+      int n = socket.read(buffer, 0, buffer.length);
+      if (n <= 0) {
+        return false;
+      }
+      position = 0;
+      limit = n;
+      return true;
+    }
+  }
+
   /** An answer's status and headers, and its body as a stream that ends with the message. */
   static final class Response {
     private final int status;
@@ -207,14 +253,14 @@ final class Http1Connection implements AutoCloseable {
    * A message body: {@code remaining} bytes, or chunks, or everything up to the connection's end.
    */
   private static final class Body extends InputStream {
-    private final InputStream in;
+    private final Input in;
     private final boolean chunked;
     private final boolean toConnectionEnd;
     private final byte[] one = new byte[1];
     private long remaining;
     private boolean ended;
 
-    Body(InputStream in, long length, boolean chunked) {
+    Body(Input in, long length, boolean chunked) {
       this.in = in;
       this.chunked = chunked;
       this.toConnectionEnd = length == Long.MAX_VALUE;

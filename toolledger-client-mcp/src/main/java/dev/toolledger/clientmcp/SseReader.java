@@ -30,6 +30,11 @@ final class SseReader {
   private final InputStream in;
   private final int maxEventBytes;
   private final ByteArrayOutputStream line = new ByteArrayOutputStream(256);
+  // Read in bulk: the body stream under it decodes chunks, and a call per byte costs more than the
+  // parsing.
+  private final byte[] buffer = new byte[4096];
+  private int position;
+  private int limit;
   private String lastEventId;
   private boolean started;
   private int pending = -1;
@@ -105,7 +110,7 @@ final class SseReader {
   private String readLine() throws IOException {
     line.reset();
     while (true) {
-      int b = pending >= 0 ? pending : in.read();
+      int b = pending >= 0 ? pending : read();
       pending = -1;
       if (b < 0) {
         // A last line without its end belongs to an event that was never dispatched.
@@ -115,7 +120,7 @@ final class SseReader {
         return decoded();
       }
       if (b == '\r') {
-        int after = in.read();
+        int after = read();
         if (after != '\n' && after >= 0) {
           pending = after;
         }
@@ -126,6 +131,18 @@ final class SseReader {
         throw new IOException("an SSE line longer than " + maxEventBytes + " bytes");
       }
     }
+  }
+
+  private int read() throws IOException {
+    if (position == limit) {
+      int n = in.read(buffer, 0, buffer.length);
+      if (n <= 0) {
+        return -1;
+      }
+      position = 0;
+      limit = n;
+    }
+    return buffer[position++] & 0xFF;
   }
 
   private String decoded() {
