@@ -56,6 +56,11 @@ import java.util.function.Supplier;
  * }
  * }</pre>
  *
+ * <p>{@link #streamableHttp} runs the SDK's client over {@link LeanStreamableHttpTransport} (each
+ * exchange synchronous on the attempt's thread over a kept-alive HTTP/1.1 connection; no standing
+ * GET stream, no stream resumption), or over the SDK's own {@code
+ * HttpClientStreamableHttpTransport} with {@link HttpTransport#SDK}.
+ *
  * <p>What it guarantees:
  *
  * <ul>
