@@ -76,6 +76,10 @@ public final class BenchReport {
         // harness's own sockets), and the SDK's client over raw JSON-RPC on the same transport.
         ratio(ratios, store, threads, "mcp-raw-keyed-create", "http-keyed-create", 0);
         ratio(ratios, store, threads, "mcp-keyed-create", "mcp-raw-keyed-create", 0);
+        // The same SDK client over toolledger-client-mcp's lean transport (no target of its own:
+        // the target is on the SDK's default), and the SDK's transport against it.
+        ratio(ratios, store, threads, "mcp-lean-keyed-create", "http-keyed-create", 0);
+        ratio(ratios, store, threads, "mcp-keyed-create", "mcp-lean-keyed-create", 0);
         // A declarative HTTP tool against its upstream called directly (target at the most
         // clients), and against the HTTP API's create, which commits once where it commits twice.
         ratio(

@@ -2,6 +2,7 @@ package dev.toolledger.bench;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.toolledger.clientmcp.LeanStreamableHttpTransport;
 import dev.toolledger.core.engine.ExecutionOutcome;
 import dev.toolledger.core.fingerprint.Fingerprinter;
 import dev.toolledger.core.json.Json;
@@ -11,6 +12,7 @@ import dev.toolledger.server.mcp.McpConventions;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.ProtocolVersions;
@@ -47,6 +49,7 @@ final class Scenarios {
           "http-floor-servlet",
           "http-floor-core",
           "mcp-keyed-create",
+          "mcp-lean-keyed-create",
           "mcp-raw-keyed-create",
           "decl-http-create",
           "decl-floor",
@@ -76,7 +79,8 @@ final class Scenarios {
     all.add(new HttpReplay(target));
     all.add(new HttpFloor(target, "http-floor-servlet", HttpFloors.SERVLET));
     all.add(new HttpFloor(target, "http-floor-core", HttpFloors.CORE));
-    all.add(new McpKeyedCreate(target, keys));
+    all.add(new McpKeyedCreate(target, keys, false));
+    all.add(new McpKeyedCreate(target, keys, true));
     all.add(new McpRawKeyedCreate(target, keys));
     all.add(new DeclarativeHttpCreate(target, keys));
     all.add(new DeclarativeFloor(target, keys));
@@ -780,23 +784,35 @@ final class Scenarios {
   /**
    * create-note through the MCP endpoint (Streamable HTTP) with the official SDK client: one
    * initialized session per client thread, a new operation key in each call's {@code _meta}.
-   * Sessions open on a thread's first call, which falls in the warm-up round.
+   * Sessions open on a thread's first call, which falls in the warm-up round. As {@code
+   * mcp-keyed-create} the client runs over the SDK's own transport ({@code
+   * HttpClientStreamableHttpTransport}, what a user of the SDK gets without ToolLedger's client);
+   * as {@code mcp-lean-keyed-create}, the same SDK client runs over toolledger-client-mcp's {@link
+   * LeanStreamableHttpTransport} (what {@code McpActionTransport} uses by default).
    */
   static final class McpKeyedCreate implements Scenario, AutoCloseable {
     private static final Map<String, Object> ARGUMENTS =
         Json.mapper().convertValue(Json.parse(Target.NOTE), new TypeReference<>() {});
     private final Target target;
     private final AtomicLong keys;
+    private final boolean lean;
+    // The lean variant has a token of its own: sessions are counted per token
+    // (McpOptions.maxSessionsPerToken), and mcp-keyed-create holds one per client thread on the
+    // target's token at the same time.
+    private final String token;
     private final Map<Integer, McpSyncClient> clients = new ConcurrentHashMap<>();
 
-    McpKeyedCreate(Target target, AtomicLong keys) {
+    McpKeyedCreate(Target target, AtomicLong keys, boolean lean) {
       this.target = target;
       this.keys = keys;
+      this.lean = lean;
+      this.token =
+          lean ? target.app.tokens().issue(Target.TENANT, "bench-mcp-lean").token() : target.token;
     }
 
     @Override
     public String name() {
-      return "mcp-keyed-create";
+      return lean ? "mcp-lean-keyed-create" : "mcp-keyed-create";
     }
 
     @Override
@@ -821,21 +837,27 @@ final class Scenarios {
 
     private McpSyncClient open() {
       URI mcp = target.app.mcpUri().orElseThrow();
-      HttpClientStreamableHttpTransport transport =
-          HttpClientStreamableHttpTransport.builder(mcp.resolve("/").toString())
-              .endpoint(McpConventions.PATH)
-              // HTTP/1.1, as toolledger-client-mcp sets it: the node serves HTTP/1.1, and the
-              // JDK client's default (HTTP/2) would offer an h2c upgrade on every new connection.
-              // No executor: a direct one runs the SDK's work on the client's selector thread,
-              // which the JDK documents as unsafe, and a fixed pool of 2 measured no better than
-              // the default (docs/benchmarks.md, "Where MCP's time goes").
-              .clientBuilder(
-                  java.net.http.HttpClient.newBuilder()
-                      .version(java.net.http.HttpClient.Version.HTTP_1_1))
-              .addHttpRequestCustomizer(
-                  (request, method, endpoint, body, context) ->
-                      request.header("Authorization", "Bearer " + target.token))
-              .build();
+      McpClientTransport transport =
+          lean
+              ? LeanStreamableHttpTransport.builder(mcp)
+                  .header("Authorization", "Bearer " + token)
+                  .readTimeout(Duration.ofSeconds(30))
+                  .build()
+              : HttpClientStreamableHttpTransport.builder(mcp.resolve("/").toString())
+                  .endpoint(McpConventions.PATH)
+                  // HTTP/1.1, as toolledger-client-mcp sets it: the node serves HTTP/1.1, and the
+                  // JDK client's default (HTTP/2) would offer an h2c upgrade on every new
+                  // connection. No executor: a direct one runs the SDK's work on the client's
+                  // selector thread, which the JDK documents as unsafe, and a fixed pool of 2
+                  // measured no better than the default (docs/benchmarks.md, "Where MCP's time
+                  // goes").
+                  .clientBuilder(
+                      java.net.http.HttpClient.newBuilder()
+                          .version(java.net.http.HttpClient.Version.HTTP_1_1))
+                  .addHttpRequestCustomizer(
+                      (request, method, endpoint, body, context) ->
+                          request.header("Authorization", "Bearer " + token))
+                  .build();
       McpSyncClient client =
           McpClient.sync(transport)
               .requestTimeout(Duration.ofSeconds(30))

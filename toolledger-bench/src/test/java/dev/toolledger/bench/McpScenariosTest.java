@@ -25,13 +25,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The MCP scenarios beside the HTTP one, for real: the node's HTTP server on a SQLite file, the
- * official SDK's client for {@code mcp-keyed-create} and raw JSON-RPC on the harness's sockets for
- * {@code mcp-raw-keyed-create}. It checks that each counts what it says (one new operation per
- * call, never a replay); how fast is not its business.
+ * official SDK's client for {@code mcp-keyed-create} (on the SDK's transport) and {@code
+ * mcp-lean-keyed-create} (on toolledger-client-mcp's lean transport), and raw JSON-RPC on the
+ * harness's sockets for {@code mcp-raw-keyed-create}. It checks that each counts what it says (one
+ * new operation per call, never a replay); how fast is not its business.
  */
 class McpScenariosTest {
   private static final List<String> SCENARIOS =
-      List.of("http-keyed-create", "mcp-keyed-create", "mcp-raw-keyed-create");
+      List.of(
+          "http-keyed-create", "mcp-keyed-create", "mcp-lean-keyed-create", "mcp-raw-keyed-create");
   private static final List<Integer> THREADS = List.of(1, 2);
 
   @TempDir static Path dir;
@@ -66,9 +68,11 @@ class McpScenariosTest {
         .containsExactly(
             "1/http-keyed-create",
             "1/mcp-keyed-create",
+            "1/mcp-lean-keyed-create",
             "1/mcp-raw-keyed-create",
             "2/http-keyed-create",
             "2/mcp-keyed-create",
+            "2/mcp-lean-keyed-create",
             "2/mcp-raw-keyed-create");
     assertThat(report.results)
         .allSatisfy(
@@ -82,7 +86,9 @@ class McpScenariosTest {
         .extracting(BenchReport.Ratio::name)
         .contains(
             "sqlite-full/1/mcp-raw-keyed-create:http-keyed-create",
-            "sqlite-full/2/mcp-keyed-create:mcp-raw-keyed-create");
+            "sqlite-full/2/mcp-keyed-create:mcp-raw-keyed-create",
+            "sqlite-full/1/mcp-lean-keyed-create:http-keyed-create",
+            "sqlite-full/2/mcp-keyed-create:mcp-lean-keyed-create");
   }
 
   @Test
@@ -131,7 +137,14 @@ class McpScenariosTest {
 
   @Test
   void eachSdkMcpCallCreatesExactlyOneOperation() throws Exception {
-    assertEachCallCreatesExactlyOneOperation(Scenarios.McpKeyedCreate::new);
+    assertEachCallCreatesExactlyOneOperation(
+        (target, keys) -> new Scenarios.McpKeyedCreate(target, keys, false));
+  }
+
+  @Test
+  void eachSdkMcpCallOverTheLeanTransportCreatesExactlyOneOperation() throws Exception {
+    assertEachCallCreatesExactlyOneOperation(
+        (target, keys) -> new Scenarios.McpKeyedCreate(target, keys, true));
   }
 
   @Test

@@ -24,7 +24,9 @@ import picocli.CommandLine.Option;
     description =
         "Measure the ledger's scenarios (bare-insert, keyed-create, keyed-create-limited,"
             + " replay, two-phase, keyed-floor, http-keyed-create, http-replay, mcp-keyed-create"
-            + " with the MCP SDK's client, mcp-raw-keyed-create with raw JSON-RPC) interleaved on"
+            + " with the MCP SDK's client on its own transport, mcp-lean-keyed-create with the SDK's"
+            + " client on toolledger-client-mcp's lean transport, mcp-raw-keyed-create with raw"
+            + " JSON-RPC) interleaved on"
             + " SQLite FULL and NORMAL and, with a PostgreSQL --db, on PostgreSQL; print ops/s,"
             + " p50, p99, the ratios, CPU per operation and operations per commit.")
 final class BenchCommand implements Callable<Integer> {

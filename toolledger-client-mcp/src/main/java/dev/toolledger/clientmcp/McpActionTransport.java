@@ -16,6 +16,7 @@ import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapperSupplier;
+import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.Implementation;
@@ -54,6 +55,11 @@ import java.util.function.Supplier;
  *   Outcome outcome = client.execute("chat-42", "step-7", "create-note", params);
  * }
  * }</pre>
+ *
+ * <p>{@link #streamableHttp} runs the SDK's client over {@link LeanStreamableHttpTransport} (each
+ * exchange synchronous on the attempt's thread over a kept-alive HTTP/1.1 connection; no standing
+ * GET stream, no stream resumption), or over the SDK's own {@code
+ * HttpClientStreamableHttpTransport} with {@link HttpTransport#SDK}.
  *
  * <p>What it guarantees:
  *
@@ -141,7 +147,10 @@ public final class McpActionTransport implements ActionTransport, AutoCloseable 
   /**
    * A transport with its own SDK client for a ToolLedger MCP endpoint over Streamable HTTP, sending
    * {@code Authorization: Bearer token} with every request. Nothing is sent until the first
-   * attempt, which also initializes the MCP session. {@link #close()} closes the client.
+   * attempt, which also initializes the MCP session. {@link #close()} closes the client (and
+   * deletes the session). The SDK client runs over {@link LeanStreamableHttpTransport} ({@link
+   * HttpTransport#LEAN}); the SDK's own transport is {@link #streamableHttp(URI, String, Duration,
+   * HttpTransport)} with {@link HttpTransport#SDK}.
    *
    * @param endpoint the MCP endpoint, for example {@code http://127.0.0.1:8080/mcp}
    * @param token the bearer token ({@code tl_...}); never logged
@@ -151,7 +160,17 @@ public final class McpActionTransport implements ActionTransport, AutoCloseable 
    * @throws IllegalArgumentException when an argument is unusable; the message names it
    */
   public static McpActionTransport streamableHttp(URI endpoint, String token, Duration timeout) {
+    return streamableHttp(endpoint, token, timeout, HttpTransport.LEAN);
+  }
+
+  /**
+   * As {@link #streamableHttp(URI, String, Duration)}, with the SDK client's HTTP transport chosen:
+   * {@link HttpTransport#LEAN} (the default) or the SDK's own {@link HttpTransport#SDK}.
+   */
+  public static McpActionTransport streamableHttp(
+      URI endpoint, String token, Duration timeout, HttpTransport http) {
     Objects.requireNonNull(endpoint, "endpoint");
+    Objects.requireNonNull(http, "http");
     String scheme = endpoint.getScheme();
     if (!endpoint.isAbsolute()
         || !("http".equalsIgnoreCase(scheme) || "https".equalsIgnoreCase(scheme))
@@ -176,21 +195,32 @@ public final class McpActionTransport implements ActionTransport, AutoCloseable 
       throw new IllegalArgumentException("timeout must be positive");
     }
     String authorization = "Bearer " + token;
-    String origin = scheme + "://" + endpoint.getRawAuthority();
-    HttpClientStreamableHttpTransport transport =
-        HttpClientStreamableHttpTransport.builder(origin)
-            .endpoint(path)
-            .jsonMapper(new JacksonMcpJsonMapperSupplier().get())
-            .clientBuilder(
-                HttpClient.newBuilder()
-                    .version(HttpClient.Version.HTTP_1_1)
-                    .followRedirects(HttpClient.Redirect.NEVER))
-            .connectTimeout(
-                timeout.compareTo(DEFAULT_CONNECT_TIMEOUT) < 0 ? timeout : DEFAULT_CONNECT_TIMEOUT)
-            .addHttpRequestCustomizer(
-                (request, method, uri, body, context) ->
-                    request.header("Authorization", authorization))
-            .build();
+    Duration connectTimeout =
+        timeout.compareTo(DEFAULT_CONNECT_TIMEOUT) < 0 ? timeout : DEFAULT_CONNECT_TIMEOUT;
+    McpClientTransport transport =
+        switch (http) {
+          case LEAN ->
+              LeanStreamableHttpTransport.builder(endpoint)
+                  .header("Authorization", authorization)
+                  .connectTimeout(connectTimeout)
+                  // The SDK's request timeout cannot stop a read on this transport: the socket's
+                  // read timeout bounds each exchange instead.
+                  .readTimeout(timeout)
+                  .build();
+          case SDK ->
+              HttpClientStreamableHttpTransport.builder(scheme + "://" + endpoint.getRawAuthority())
+                  .endpoint(path)
+                  .jsonMapper(new JacksonMcpJsonMapperSupplier().get())
+                  .clientBuilder(
+                      HttpClient.newBuilder()
+                          .version(HttpClient.Version.HTTP_1_1)
+                          .followRedirects(HttpClient.Redirect.NEVER))
+                  .connectTimeout(connectTimeout)
+                  .addHttpRequestCustomizer(
+                      (request, method, uri, body, context) ->
+                          request.header("Authorization", authorization))
+                  .build();
+        };
     McpSyncClient client =
         McpClient.sync(transport)
             .clientInfo(Implementation.builder(CLIENT_NAME, version()).build())
@@ -198,6 +228,21 @@ public final class McpActionTransport implements ActionTransport, AutoCloseable 
             .initializationTimeout(timeout)
             .build();
     return new McpActionTransport(client, true);
+  }
+
+  /** The HTTP transport under the SDK client that {@link #streamableHttp} builds. */
+  public enum HttpTransport {
+    /**
+     * {@link LeanStreamableHttpTransport}: each exchange synchronous on the calling thread over a
+     * kept-alive HTTP/1.1 connection; no standing GET stream, no stream resumption. The default.
+     */
+    LEAN,
+    /**
+     * The SDK's own {@code HttpClientStreamableHttpTransport} over the JDK {@code HttpClient}
+     * (HTTP/1.1, no redirects): the GET stream and resumption, at more CPU per call (see
+     * docs/benchmarks.md, "Where MCP's time goes").
+     */
+    SDK
   }
 
   /**

@@ -120,6 +120,30 @@ class McpActionTransportTest {
   }
 
   @Test
+  void sdkOwnTransportStaysSelectableAndCarriesTheSameCallsAsTheLeanDefault() throws Exception {
+    McpTraffic traffic = McpTraffic.forwardAll();
+    try (LedgerNode node = LedgerNode.start(dir);
+        LossyProxy proxy = LossyProxy.start(node.uri(), traffic);
+        McpActionTransport mcp =
+            McpActionTransport.streamableHttp(
+                endpoint(proxy),
+                node.token("acme"),
+                TIMEOUT,
+                McpActionTransport.HttpTransport.SDK)) {
+      OperationKey key = newKey();
+      Action action = Action.of("w", "s", "create-note", Json.parse("{\"title\":\"sdk\"}"));
+
+      Outcome.Completed first = completed(mcp.send(key, action, TIMEOUT));
+      Outcome.Completed again = completed(mcp.send(key, action, TIMEOUT));
+
+      assertThat(first.replayed()).isFalse();
+      assertThat(again.replayed()).isTrue();
+      assertThat(traffic.attemptsByKey("create-note")).isEqualTo(Map.of(key.value(), 2L));
+      assertThat(node.notes()).isEqualTo(1);
+    }
+  }
+
+  @Test
   void sameKeySentAgainIsReplayedByTheServerWithTheRecordedBody() throws Exception {
     try (LedgerNode node = LedgerNode.start(dir);
         McpActionTransport mcp =
