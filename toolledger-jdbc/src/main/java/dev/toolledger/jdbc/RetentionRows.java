@@ -52,20 +52,20 @@ final class RetentionRows {
         ps -> {
           ps.setString(1, tenant.value());
           ps.setString(2, key.value());
-          try (ResultSet rs = ps.executeQuery()) {
-            if (!rs.next()) {
-              return Optional.empty();
-            }
-            String fingerprint = rs.getString("fingerprint");
-            return Optional.of(
-                new Tombstone(
-                    tenant,
-                    key,
-                    Optional.ofNullable(rs.getString("tool")),
-                    Optional.ofNullable(fingerprint).map(Fingerprint::new),
-                    Instant.ofEpochMilli(rs.getLong("expired_at")),
-                    Instant.ofEpochMilli(rs.getLong("tombstone_until"))));
+        },
+        rs -> {
+          if (!rs.next()) {
+            return Optional.empty();
           }
+          String fingerprint = rs.getString("fingerprint");
+          return Optional.of(
+              new Tombstone(
+                  tenant,
+                  key,
+                  Optional.ofNullable(rs.getString("tool")),
+                  Optional.ofNullable(fingerprint).map(Fingerprint::new),
+                  Instant.ofEpochMilli(rs.getLong("expired_at")),
+                  Instant.ofEpochMilli(rs.getLong("tombstone_until"))));
         });
   }
 
