@@ -3,6 +3,9 @@ package dev.toolledger.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.toolledger.api.TenantId;
+import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.core.store.StoreException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -213,6 +216,20 @@ class SqliteReadersTest {
       other.shutdownNow();
     }
     assertThat(name(1, new ArrayList<>())).isEqualTo("one");
+  }
+
+  @Test
+  void aClosedStoreRefusesLookupsInsteadOfReadingOnAConnectionItKept() {
+    JdbcLedgerStore store =
+        JdbcLedgerStore.sqlite(SqliteOptions.builder(dir.resolve("ledger.db")).build());
+    TenantId tenant = TenantId.of("t");
+    assertThat(store.find(tenant, OperationKey.of("k"))).isEmpty();
+    assertThat(store.findTombstone(tenant, OperationKey.of("k"))).isEmpty();
+
+    store.close();
+
+    assertThatThrownBy(() -> store.find(tenant, OperationKey.of("k")))
+        .isInstanceOf(StoreException.class);
   }
 
   private static void awaitQuietly(CountDownLatch latch) {
