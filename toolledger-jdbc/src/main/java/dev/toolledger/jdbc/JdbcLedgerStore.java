@@ -84,6 +84,13 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
   private final HikariDataSource ownPool;
 
   private final DialectSupport dialect;
+
+  /**
+   * The read connections of single-record reads on a SQLite file this store opened; null on
+   * PostgreSQL and on an application's data source, where those reads take a pooled connection.
+   */
+  private final SqliteReaders readers;
+
   private final String description;
   private final AtomicLong writeTransactions = new AtomicLong();
   private final AtomicLong decidedInTransaction = new AtomicLong();
@@ -110,8 +117,9 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
       DialectSupport dialect,
       String description,
       boolean groupCommit,
-      Path file) {
-    this(dataSource, dataSource, dialect, description, groupCommit, file);
+      Path file,
+      SqliteReaders readers) {
+    this(dataSource, dataSource, dialect, description, groupCommit, file, readers);
   }
 
   private JdbcLedgerStore(
@@ -120,8 +128,10 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
       DialectSupport dialect,
       String description,
       boolean groupCommit,
-      Path file) {
+      Path file,
+      SqliteReaders readers) {
     this.dataSource = dataSource;
+    this.readers = readers;
     this.ownPool = ownPool;
     this.dialect = dialect;
     this.description = description;
@@ -157,8 +167,9 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
     SQLiteDataSource sqlite = new SQLiteDataSource(config);
     sqlite.setUrl("jdbc:sqlite:" + file);
 
+    DataSource connections = decorator.apply(sqlite);
     HikariConfig pool = new HikariConfig();
-    pool.setDataSource(decorator.apply(sqlite));
+    pool.setDataSource(connections);
     pool.setPoolName("toolledger-sqlite");
     pool.setMaximumPoolSize(options.poolSize());
     pool.setMinimumIdle(1);
@@ -171,7 +182,12 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
             new SqliteSupport(options.busyTimeout()),
             "sqlite:" + file,
             options.groupCommit(),
-            file);
+            file,
+            // The same data source as the pool's: the same settings on every connection.
+            new SqliteReaders(
+                connections,
+                options.poolSize(),
+                Duration.ofMillis(Math.max(250, options.busyTimeout().toMillis()))));
     store.migrate(options.migrations());
     return store;
   }
@@ -229,7 +245,8 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
       throw new StoreException(
           "cannot connect to the ledger database " + description + ": " + e.getMessage(), e);
     }
-    JdbcLedgerStore store = new JdbcLedgerStore(dataSource, support, description, false, null);
+    JdbcLedgerStore store =
+        new JdbcLedgerStore(dataSource, support, description, false, null, null);
     store.migrate(options.migrations());
     return store;
   }
@@ -285,6 +302,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
               new SqliteSupport(busyTimeout),
               "sqlite (the application's data source)",
               false,
+              null,
               null);
     } else if ("PostgreSQL".equalsIgnoreCase(product)) {
       String description =
@@ -299,6 +317,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
               PostgresSupport.perTransaction(claimWait),
               description,
               false,
+              null,
               null);
     } else {
       throw new StoreException(
@@ -477,6 +496,13 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
 
   @Override
   public Optional<OperationRecord> find(TenantId tenant, OperationKey key) {
+    if (readers != null) {
+      try {
+        return readers.read((c, statements) -> OperationRows.select(c, statements, tenant, key));
+      } catch (SQLException e) {
+        throw translate(e, "reading an operation");
+      }
+    }
     try (Connection connection = dataSource.getConnection()) {
       return OperationRows.select(connection, dialect.statements(), tenant, key);
     } catch (SQLException e) {
@@ -486,6 +512,13 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
 
   @Override
   public Optional<Tombstone> findTombstone(TenantId tenant, OperationKey key) {
+    if (readers != null) {
+      try {
+        return readers.read((c, statements) -> RetentionRows.select(c, statements, tenant, key));
+      } catch (SQLException e) {
+        throw translate(e, "reading a tombstone");
+      }
+    }
     try (Connection connection = dataSource.getConnection()) {
       return RetentionRows.select(connection, dialect.statements(), tenant, key);
     } catch (SQLException e) {
@@ -906,6 +939,9 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
   }
 
   private void evictAll() {
+    if (readers != null) {
+      readers.evict();
+    }
     try {
       HikariDataSource hikari = hikari();
       var pool = hikari == null ? null : hikari.getHikariPoolMXBean();
@@ -1278,6 +1314,9 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
   /** Closes the store's own pool; a borrowed data source stays open for its owner. */
   @Override
   public void close() {
+    if (readers != null) {
+      readers.close();
+    }
     dialect.statements().clear();
     if (ownPool != null) {
       ownPool.close();

@@ -39,10 +39,8 @@ final class OperationRows {
         ps -> {
           ps.setString(1, tenant.value());
           ps.setString(2, key.value());
-          try (ResultSet rs = ps.executeQuery()) {
-            return rs.next() ? Optional.of(read(rs, tenant, key)) : Optional.empty();
-          }
-        });
+        },
+        rs -> rs.next() ? Optional.of(read(rs, tenant, key)) : Optional.empty());
   }
 
   static OperationRecord read(ResultSet rs) throws SQLException {

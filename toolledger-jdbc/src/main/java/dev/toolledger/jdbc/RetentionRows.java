@@ -52,10 +52,8 @@ final class RetentionRows {
         ps -> {
           ps.setString(1, tenant.value());
           ps.setString(2, key.value());
-          try (ResultSet rs = ps.executeQuery()) {
-            return read(rs, tenant, key);
-          }
-        });
+        },
+        rs -> read(rs, tenant, key));
   }
 
   /** The tombstone in a result of {@link #SELECT_TOMBSTONE}, if it has a row. */

@@ -98,7 +98,10 @@ public final class SqliteOptions {
       return this;
     }
 
-    /** Pooled connections. Default 8. */
+    /**
+     * Pooled connections. Default 8. Single-record reads (lookups, replays) use up to as many read
+     * connections of their own besides the pool, so a node opens up to twice this many.
+     */
     public Builder poolSize(int poolSize) {
       this.poolSize = poolSize;
       return this;

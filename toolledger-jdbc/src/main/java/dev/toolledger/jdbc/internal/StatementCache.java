@@ -42,14 +42,24 @@ final class StatementCache implements Statements {
    * call goes through reflection. What the wrappers do is done here around the work: a statement
    * whose work threw is closed and dropped (see {@link Reusable}), any other is reset for the next
    * caller of its connection.
+   *
+   * <p>The result set is closed here, in a try-with-resources, and closing it is what resets the
+   * SQLite statement (so the connection holds no read snapshot between calls). The statement's
+   * {@code getResultSet()} is not called to look for one left open: in the SQLite driver it does
+   * not report an open result set but opens one again, reading every column's name through JNI,
+   * which was about a quarter of a lookup's CPU (JFR, docs/benchmarks.md, issue 13).
    */
   @Override
-  public <T> T query(Connection connection, String sql, Query<T> work) throws SQLException {
+  public <T> T query(Connection connection, String sql, Binder bind, Reader<T> read)
+      throws SQLException {
     Map<String, PreparedStatement> statements = statementsOf(connection);
     PreparedStatement statement = kept(connection, statements, sql);
     T result;
     try {
-      result = work.run(statement);
+      bind.bind(statement);
+      try (ResultSet rows = statement.executeQuery()) {
+        result = read.read(rows);
+      }
     } catch (SQLException | RuntimeException | Error e) {
       statements.remove(sql, statement);
       try {
@@ -58,10 +68,6 @@ final class StatementCache implements Statements {
         e.addSuppressed(suppressed);
       }
       throw e;
-    }
-    ResultSet open = statement.getResultSet();
-    if (open != null) {
-      open.close();
     }
     statement.clearParameters();
     return result;

@@ -2,6 +2,7 @@ package dev.toolledger.jdbc.internal;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 
 /**
@@ -13,21 +14,32 @@ public interface Statements {
   PreparedStatement prepare(Connection connection, String sql) throws SQLException;
 
   /**
-   * Runs {@code work} on the statement for {@code sql} and hands back what it returns; the work
-   * closes any result set it opens. Equivalent to preparing, running and closing, but a caching
-   * implementation may give the work its kept statement itself, without the wrappers that {@link
-   * #prepare} returns (the hot path of lookups and replays).
+   * Binds {@code bind}'s parameters to the statement for {@code sql}, runs it as a query and hands
+   * back what {@code read} makes of its result set, which this method closes (closing it resets the
+   * statement, so the connection holds no read snapshot after the call). Equivalent to preparing,
+   * running and closing, but a caching implementation may run its kept statement itself, without
+   * the wrappers that {@link #prepare} returns (the hot path of lookups and replays).
    */
-  default <T> T query(Connection connection, String sql, Query<T> work) throws SQLException {
+  default <T> T query(Connection connection, String sql, Binder bind, Reader<T> read)
+      throws SQLException {
     try (PreparedStatement statement = prepare(connection, sql)) {
-      return work.run(statement);
+      bind.bind(statement);
+      try (ResultSet rows = statement.executeQuery()) {
+        return read.read(rows);
+      }
     }
   }
 
-  /** Work on one prepared statement. */
+  /** Sets the parameters of one prepared statement. */
   @FunctionalInterface
-  interface Query<T> {
-    T run(PreparedStatement statement) throws SQLException;
+  interface Binder {
+    void bind(PreparedStatement statement) throws SQLException;
+  }
+
+  /** Reads what a query returned; the result set is closed by whoever ran the query. */
+  @FunctionalInterface
+  interface Reader<T> {
+    T read(ResultSet rows) throws SQLException;
   }
 
   /** Drops whatever is kept for a connection that is about to be closed for good. */

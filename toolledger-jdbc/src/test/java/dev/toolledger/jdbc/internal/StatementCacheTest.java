@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -49,10 +48,8 @@ class StatementCacheTest {
         ps -> {
           used.add(ps);
           ps.setInt(1, id);
-          try (ResultSet rs = ps.executeQuery()) {
-            return rs.next() ? rs.getString(1) : null;
-          }
-        });
+        },
+        rs -> rs.next() ? rs.getString(1) : null);
   }
 
   @Test
@@ -79,7 +76,8 @@ class StatementCacheTest {
                 statements.query(
                     connection,
                     SELECT,
-                    ps -> {
+                    ps -> {},
+                    rs -> {
                       // As a driver reports a failed step: the statement may be unusable now.
                       throw new SQLException("disk I/O error", "HY000", 10);
                     }))
@@ -88,5 +86,33 @@ class StatementCacheTest {
     assertThat(used.get(0).isClosed()).isTrue();
     assertThat(name(2, used)).isEqualTo("two");
     assertThat(used.get(1)).isNotSameAs(used.get(0));
+  }
+
+  @Test
+  void aQueryLeavesNoReadSnapshotSoTheNextOneSeesAWriteCommittedByAnotherConnection()
+      throws SQLException {
+    try (Statement wal = connection.createStatement()) {
+      wal.execute("PRAGMA journal_mode = WAL");
+    }
+    List<PreparedStatement> used = new ArrayList<>();
+    assertThat(name(1, used)).isEqualTo("one");
+    // A query whose reader stops before the last row: its result set must still be closed (and
+    // its statement reset), or the connection would keep reading the snapshot it started in.
+    Boolean hadARow =
+        statements.query(
+            connection, "SELECT name FROM items ORDER BY id", ps -> {}, rs -> rs.next());
+    assertThat(hadARow).isTrue();
+
+    SQLiteDataSource sqlite = new SQLiteDataSource();
+    sqlite.setUrl("jdbc:sqlite:" + dir.resolve("cache.db"));
+    try (Connection writer = sqlite.getConnection();
+        Statement st = writer.createStatement()) {
+      st.execute("UPDATE items SET name = 'uno' WHERE id = 1");
+      st.execute("INSERT INTO items VALUES (3, 'three')");
+    }
+
+    assertThat(name(1, used)).isEqualTo("uno");
+    assertThat(name(3, used)).isEqualTo("three");
+    assertThat(used.get(2)).isSameAs(used.get(0));
   }
 }
