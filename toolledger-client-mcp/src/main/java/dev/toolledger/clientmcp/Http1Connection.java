@@ -77,13 +77,15 @@ final class Http1Connection implements AutoCloseable {
     int status;
     Map<String, String> headers;
     do {
-      String statusLine = line();
+      String statusLine = in.line("an HTTP head line");
       if (!statusLine.startsWith("HTTP/1.") || statusLine.length() < 12) {
         throw new IOException("not an HTTP/1.x status line");
       }
       status = parseStatus(statusLine);
       headers = new HashMap<>();
-      for (String line = line(); !line.isEmpty(); line = line()) {
+      for (String line = in.line("an HTTP head line");
+          !line.isEmpty();
+          line = in.line("an HTTP head line")) {
         int colon = line.indexOf(':');
         if (colon > 0) {
           headers.putIfAbsent(
@@ -117,27 +119,6 @@ final class Http1Connection implements AutoCloseable {
       return Integer.parseInt(statusLine.substring(9, 12));
     } catch (NumberFormatException e) {
       throw new IOException("not an HTTP/1.x status line");
-    }
-  }
-
-  private String line() throws IOException {
-    StringBuilder line = new StringBuilder(64);
-    while (true) {
-      int b = in.read();
-      if (b < 0) {
-        throw new IOException("the server closed the connection");
-      }
-      if (b == '\n') {
-        int end = line.length();
-        if (end > 0 && line.charAt(end - 1) == '\r') {
-          line.setLength(end - 1);
-        }
-        return line.toString();
-      }
-      if (line.length() >= MAX_HEAD_LINE) {
-        throw new IOException("an HTTP head line longer than " + MAX_HEAD_LINE + " bytes");
-      }
-      line.append((char) b);
     }
   }
 
@@ -175,6 +156,28 @@ final class Http1Connection implements AutoCloseable {
       System.arraycopy(buffer, position, into, offset, n);
       position += n;
       return n;
+    }
+
+    /** One CRLF- or LF-ended line of the head or of a chunked body, without its end. */
+    String line(String what) throws IOException {
+      StringBuilder line = new StringBuilder(64);
+      while (true) {
+        int b = read();
+        if (b < 0) {
+          throw new IOException("the server closed the connection inside " + what);
+        }
+        if (b == '\n') {
+          int end = line.length();
+          if (end > 0 && line.charAt(end - 1) == '\r') {
+            line.setLength(end - 1);
+          }
+          return line.toString();
+        }
+        if (line.length() >= MAX_HEAD_LINE) {
+          throw new IOException(what + " longer than " + MAX_HEAD_LINE + " bytes");
+        }
+        line.append((char) b);
+      }
     }
 
     private boolean fill() throws IOException {
@@ -308,7 +311,7 @@ final class Http1Connection implements AutoCloseable {
 
     /** The size of the next chunk; 0 for the last, whose trailer is read and dropped. */
     private long nextChunk() throws IOException {
-      String sizeLine = headLine();
+      String sizeLine = in.line("a chunk line");
       int extension = sizeLine.indexOf(';');
       long size;
       try {
@@ -322,7 +325,7 @@ final class Http1Connection implements AutoCloseable {
         throw new IOException("an unreadable chunk size");
       }
       if (size == 0) {
-        while (!headLine().isEmpty()) {
+        while (!in.line("a chunk line").isEmpty()) {
           // trailer fields: none are used
         }
       }
@@ -330,29 +333,8 @@ final class Http1Connection implements AutoCloseable {
     }
 
     private void expectLineEnd() throws IOException {
-      if (!headLine().isEmpty()) {
+      if (!in.line("a chunk line").isEmpty()) {
         throw new IOException("a chunk longer than its size line said");
-      }
-    }
-
-    private String headLine() throws IOException {
-      StringBuilder line = new StringBuilder(16);
-      while (true) {
-        int b = in.read();
-        if (b < 0) {
-          throw new IOException("the server closed the connection inside a chunked body");
-        }
-        if (b == '\n') {
-          int end = line.length();
-          if (end > 0 && line.charAt(end - 1) == '\r') {
-            line.setLength(end - 1);
-          }
-          return line.toString();
-        }
-        if (line.length() >= MAX_HEAD_LINE) {
-          throw new IOException("a chunk line longer than " + MAX_HEAD_LINE + " bytes");
-        }
-        line.append((char) b);
       }
     }
   }

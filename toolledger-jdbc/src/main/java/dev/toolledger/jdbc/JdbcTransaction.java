@@ -525,18 +525,7 @@ final class JdbcTransaction implements LedgerTransaction {
                 + " response_status, response_body, created_at, completed_at, expires_at)"
                 + " VALUES (?, ?, ?, ?, ?, 'COMPLETED', ?, ?, ?, ?, ?)"
                 + " ON CONFLICT (tenant, op_key) DO NOTHING",
-            ps -> {
-              ps.setString(1, operation.tenant().value());
-              ps.setString(2, operation.key().value());
-              ps.setString(3, operation.intent().tool());
-              ps.setString(4, operation.intent().toolVersion());
-              ps.setString(5, operation.intent().fingerprint().hex());
-              ps.setInt(6, response.status());
-              ps.setString(7, response.body());
-              ps.setLong(8, operation.createdAt().toEpochMilli());
-              ps.setLong(9, completedAt.toEpochMilli());
-              ps.setLong(10, expiresAt.toEpochMilli());
-            });
+            ps -> bindCompleted(ps, operation, response, completedAt, expiresAt));
     if (!inserted) {
       throw new StoreException(
           "operation "
