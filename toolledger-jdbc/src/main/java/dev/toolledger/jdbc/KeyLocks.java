@@ -1,11 +1,11 @@
 package dev.toolledger.jdbc;
 
 import dev.toolledger.api.TenantId;
+import dev.toolledger.core.fingerprint.Sha256;
 import dev.toolledger.core.identity.OperationKey;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 
 /**
  * PostgreSQL's transaction-scoped advisory lock of an operation key: every path that may create a
@@ -23,12 +23,7 @@ final class KeyLocks {
   private KeyLocks() {}
 
   static long of(TenantId tenant, OperationKey key) {
-    MessageDigest sha;
-    try {
-      sha = MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
-    }
+    MessageDigest sha = Sha256.digest();
     sha.update(tenant.value().getBytes(StandardCharsets.UTF_8));
     // A NUL cannot appear in a tenant, so ("ab", "c") and ("a", "bc") name different locks.
     sha.update((byte) 0);

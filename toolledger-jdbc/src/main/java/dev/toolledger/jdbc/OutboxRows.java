@@ -3,6 +3,7 @@ package dev.toolledger.jdbc;
 import dev.toolledger.api.Outbox;
 import dev.toolledger.api.OutboxMessage;
 import dev.toolledger.api.TenantId;
+import dev.toolledger.core.fingerprint.Sha256;
 import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.outbox.OutboxEvent;
@@ -10,7 +11,6 @@ import dev.toolledger.core.outbox.OutboxState;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -78,18 +78,14 @@ final class OutboxRows {
   }
 
   static String eventId(TenantId tenant, OperationKey key, int sequence) {
-    try {
-      MessageDigest sha = MessageDigest.getInstance("SHA-256");
-      sha.update("toolledger/event/v1\0".getBytes(StandardCharsets.US_ASCII));
-      sha.update(tenant.value().getBytes(StandardCharsets.US_ASCII));
-      sha.update((byte) 0);
-      sha.update(key.value().getBytes(StandardCharsets.US_ASCII));
-      sha.update((byte) 0);
-      sha.update(Integer.toString(sequence).getBytes(StandardCharsets.US_ASCII));
-      return "evt_" + HexFormat.of().formatHex(sha.digest(), 0, 16);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is required by the Java platform", e);
-    }
+    MessageDigest sha = Sha256.digest();
+    sha.update("toolledger/event/v1\0".getBytes(StandardCharsets.US_ASCII));
+    sha.update(tenant.value().getBytes(StandardCharsets.US_ASCII));
+    sha.update((byte) 0);
+    sha.update(key.value().getBytes(StandardCharsets.US_ASCII));
+    sha.update((byte) 0);
+    sha.update(Integer.toString(sequence).getBytes(StandardCharsets.US_ASCII));
+    return "evt_" + HexFormat.of().formatHex(sha.digest(), 0, 16);
   }
 
   static List<OutboxEvent> claimDue(

@@ -1,10 +1,10 @@
 package dev.toolledger.core.engine;
 
 import dev.toolledger.api.TenantId;
+import dev.toolledger.core.fingerprint.Sha256;
 import dev.toolledger.core.identity.OperationKey;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
@@ -16,15 +16,11 @@ public final class DownstreamKeys {
   private DownstreamKeys() {}
 
   public static String derive(TenantId tenant, OperationKey key) {
-    try {
-      MessageDigest sha = MessageDigest.getInstance("SHA-256");
-      sha.update("toolledger/downstream-key/v1\0".getBytes(StandardCharsets.US_ASCII));
-      sha.update(tenant.value().getBytes(StandardCharsets.US_ASCII));
-      sha.update((byte) 0);
-      sha.update(key.value().getBytes(StandardCharsets.US_ASCII));
-      return "tl-" + HexFormat.of().formatHex(sha.digest(), 0, 16);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is required by the Java platform", e);
-    }
+    MessageDigest sha = Sha256.digest();
+    sha.update("toolledger/downstream-key/v1\0".getBytes(StandardCharsets.US_ASCII));
+    sha.update(tenant.value().getBytes(StandardCharsets.US_ASCII));
+    sha.update((byte) 0);
+    sha.update(key.value().getBytes(StandardCharsets.US_ASCII));
+    return "tl-" + HexFormat.of().formatHex(sha.digest(), 0, 16);
   }
 }

@@ -89,8 +89,9 @@ public final class LedgerEngine {
   /**
    * Whether a transactional tool's request goes straight to its transaction, without reading the
    * key first: when the store's claim tells a recorded key from a new one at no extra cost ({@link
-   * LedgerStore#decidesClaimInTransaction}) and no new-operation rate limit is configured (the
-   * limit is taken only by new operations, so it needs the read before the transaction).
+   * LedgerStore#decidesClaimInTransaction}) and the new-operation rate limit, if any, is this
+   * node's own (taken inside the transaction once the claim found the key free); a limit shared in
+   * the database is a statement of its own and keeps the read before the transaction.
    */
   private final boolean claimDecidesReplay;
 

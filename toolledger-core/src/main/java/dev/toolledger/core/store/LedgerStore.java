@@ -30,10 +30,10 @@ public interface LedgerStore extends AutoCloseable {
    * Whether {@link LedgerTransaction#claim} tells a new key from a recorded one at no cost beyond
    * what claiming a new key costs anyway, and a transaction whose claim finds the key recorded
    * writes nothing (so it is not a write transaction). When true, the engine skips its read of the
-   * key before the transaction for a transactional tool (unless a new-operation rate limit needs to
-   * know that the operation is new first): a new key saves a round trip, a replay is answered from
-   * the claim's read. When false, a replay must be answered before any write transaction begins
-   * (SQLite: a replay must never take the database's only write lock).
+   * key before the transaction for a transactional tool (unless a new-operation rate limit shared
+   * in the database needs to know that the operation is new first): a new key saves a round trip, a
+   * replay is answered from the claim's read. When false, a replay must be answered before any
+   * write transaction begins (SQLite: a replay must never take the database's only write lock).
    */
   default boolean decidesClaimInTransaction() {
     return false;

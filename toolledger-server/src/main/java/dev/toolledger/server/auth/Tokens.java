@@ -4,9 +4,8 @@ import dev.toolledger.api.TenantId;
 import dev.toolledger.core.auth.Scopes;
 import dev.toolledger.core.auth.TokenRecord;
 import dev.toolledger.core.auth.TokenStore;
+import dev.toolledger.core.fingerprint.Sha256;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
@@ -157,23 +156,8 @@ public final class Tokens {
   }
 
   static String hash(String token) {
-    return HEX.formatHex(SHA256.get().digest(token.getBytes(StandardCharsets.UTF_8)));
+    return HEX.formatHex(Sha256.digest().digest(token.getBytes(StandardCharsets.UTF_8)));
   }
 
   private static final HexFormat HEX = HexFormat.of();
-
-  /**
-   * One digest per thread: every authenticated request hashes its token, and looking the algorithm
-   * up ({@code MessageDigest.getInstance}) cost more than hashing the token (a JFR profile of
-   * {@code http-replay}). {@code digest} resets it for the next use.
-   */
-  private static final ThreadLocal<MessageDigest> SHA256 =
-      ThreadLocal.withInitial(
-          () -> {
-            try {
-              return MessageDigest.getInstance("SHA-256");
-            } catch (NoSuchAlgorithmException e) {
-              throw new IllegalStateException("SHA-256 is required by the Java platform", e);
-            }
-          });
 }
