@@ -557,15 +557,7 @@ public final class LeanStreamableHttpTransport implements McpClientTransport {
      * @throws IllegalArgumentException when an option is unusable; the message names it
      */
     public LeanStreamableHttpTransport build() {
-      String scheme = endpoint.getScheme();
-      if (!endpoint.isAbsolute()
-          || !("http".equalsIgnoreCase(scheme) || "https".equalsIgnoreCase(scheme))
-          || endpoint.getHost() == null) {
-        throw new IllegalArgumentException("endpoint must be an absolute http or https URI");
-      }
-      if (endpoint.getRawQuery() != null || endpoint.getRawFragment() != null) {
-        throw new IllegalArgumentException("endpoint must not have a query or a fragment");
-      }
+      McpEndpoints.requireHttpWithoutQuery(endpoint);
       if (endpoint.getRawPath() == null || endpoint.getRawPath().isEmpty()) {
         throw new IllegalArgumentException("endpoint must name the MCP path, for example /mcp");
       }

@@ -171,15 +171,7 @@ public final class McpActionTransport implements ActionTransport, AutoCloseable 
       URI endpoint, String token, Duration timeout, HttpTransport http) {
     Objects.requireNonNull(endpoint, "endpoint");
     Objects.requireNonNull(http, "http");
-    String scheme = endpoint.getScheme();
-    if (!endpoint.isAbsolute()
-        || !("http".equalsIgnoreCase(scheme) || "https".equalsIgnoreCase(scheme))
-        || endpoint.getHost() == null) {
-      throw new IllegalArgumentException("endpoint must be an absolute http or https URI");
-    }
-    if (endpoint.getRawQuery() != null || endpoint.getRawFragment() != null) {
-      throw new IllegalArgumentException("endpoint must not have a query or a fragment");
-    }
+    McpEndpoints.requireHttpWithoutQuery(endpoint);
     String path = endpoint.getRawPath();
     if (path == null || path.isEmpty() || path.equals("/")) {
       throw new IllegalArgumentException(
@@ -208,7 +200,8 @@ public final class McpActionTransport implements ActionTransport, AutoCloseable 
                   .readTimeout(timeout)
                   .build();
           case SDK ->
-              HttpClientStreamableHttpTransport.builder(scheme + "://" + endpoint.getRawAuthority())
+              HttpClientStreamableHttpTransport.builder(
+                      endpoint.getScheme() + "://" + endpoint.getRawAuthority())
                   .endpoint(path)
                   .jsonMapper(new JacksonMcpJsonMapperSupplier().get())
                   .clientBuilder(
