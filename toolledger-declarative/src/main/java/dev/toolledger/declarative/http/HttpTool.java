@@ -9,8 +9,8 @@ import dev.toolledger.api.ToolDescriptor;
 import dev.toolledger.api.ToolResponse;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpRequest;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -117,7 +117,7 @@ final class HttpTool implements ExternalTool {
 
   @Override
   public EffectResult perform(EffectContext context, JsonNode parameters) throws Exception {
-    HttpRequest http;
+    Upstream.Call http;
     try {
       http = build(context, parameters);
     } catch (TemplateException e) {
@@ -150,14 +150,11 @@ final class HttpTool implements ExternalTool {
     } catch (TemplateException e) {
       throw new IOException("the lookup request could not be built: " + e.getMessage());
     }
-    HttpRequest.Builder http =
-        HttpRequest.newBuilder(uri)
-            .timeout(request.timeout())
-            .method(spec.method(), HttpRequest.BodyPublishers.noBody());
-    addHeaders(http, spec.headers(), false);
+    Upstream.Call http =
+        new Upstream.Call(spec.method(), uri, headers(spec.headers(), false), null);
     Upstream.Answer answer;
     try {
-      answer = upstream.exchange(http.build(), request.timeout());
+      answer = upstream.exchange(http, request.timeout());
     } catch (Upstream.NothingSent e) {
       throw new IOException("the lookup could not be sent: " + e.getMessage());
     }
@@ -170,7 +167,7 @@ final class HttpTool implements ExternalTool {
     return new DownstreamStatus.Pending();
   }
 
-  private HttpRequest build(EffectContext context, JsonNode parameters) throws TemplateException {
+  private Upstream.Call build(EffectContext context, JsonNode parameters) throws TemplateException {
     URI uri = request.url().expand(parameters, null);
     JsonNode body =
         switch (request.bodyMode()) {
@@ -178,33 +175,31 @@ final class HttpTool implements ExternalTool {
           case TEMPLATE -> request.body().orElseThrow().expand(parameters);
           case NONE -> null;
         };
-    HttpRequest.Builder http =
-        HttpRequest.newBuilder(uri)
-            .timeout(request.timeout())
-            .method(
-                request.method(),
-                body == null
-                    ? HttpRequest.BodyPublishers.noBody()
-                    : HttpRequest.BodyPublishers.ofByteArray(Upstream.write(body)));
-    addHeaders(http, request.headers(), body != null);
-    request.idempotencyHeader().ifPresent(name -> http.header(name, context.downstreamKey()));
-    return http.build();
+    List<Header> headers = headers(request.headers(), body != null);
+    request
+        .idempotencyHeader()
+        .ifPresent(name -> headers.add(new Header(name, context.downstreamKey())));
+    return new Upstream.Call(
+        request.method(), uri, headers, body == null ? null : Upstream.write(body));
   }
 
-  private static void addHeaders(HttpRequest.Builder http, List<Header> headers, boolean hasBody) {
+  /** The declared headers, plus JSON's {@code Accept} and {@code Content-Type} unless declared. */
+  private static List<Header> headers(List<Header> declared, boolean hasBody) {
+    List<Header> headers = new ArrayList<>(declared.size() + 3);
     boolean accept = false;
     boolean contentType = false;
-    for (Header header : headers) {
-      http.header(header.name(), header.value());
+    for (Header header : declared) {
+      headers.add(header);
       accept |= header.name().equalsIgnoreCase("Accept");
       contentType |= header.name().equalsIgnoreCase("Content-Type");
     }
     if (!accept) {
-      http.header("Accept", "application/json");
+      headers.add(new Header("Accept", "application/json"));
     }
     if (hasBody && !contentType) {
-      http.header("Content-Type", "application/json");
+      headers.add(new Header("Content-Type", "application/json"));
     }
+    return headers;
   }
 
   @Override

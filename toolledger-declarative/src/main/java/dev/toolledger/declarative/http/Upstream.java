@@ -6,42 +6,50 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.ConnectException;
+import java.net.SocketTimeoutException;
+import java.net.URI;
 import java.net.UnknownHostException;
-import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
-import java.nio.ByteBuffer;
-import java.nio.channels.UnresolvedAddressException;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Flow;
-import java.util.concurrent.Future;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLHandshakeException;
+import org.apache.hc.client5.http.ConnectTimeoutException;
+import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
+import org.apache.hc.client5.http.config.ConnectionConfig;
+import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.core5.http.ClassicHttpResponse;
+import org.apache.hc.core5.http.ConnectionRequestTimeoutException;
+import org.apache.hc.core5.http.HttpEntity;
+import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
+import org.apache.hc.core5.io.CloseMode;
+import org.apache.hc.core5.io.ModalCloseable;
+import org.apache.hc.core5.util.TimeValue;
+import org.apache.hc.core5.util.Timeout;
 
 /**
- * One HTTP exchange with the upstream, telling apart "nothing was sent" (the connection could not
- * be made) from everything after the request may have left (a timeout, a dropped connection), which
- * nobody can judge from here.
+ * One HTTP/1.1 exchange with the upstream, telling apart "nothing was sent" (the connection could
+ * not be made) from everything after the request may have left (a timeout, a dropped connection),
+ * which nobody can judge from here.
  *
- * <p>The JDK client never re-sends a POST, PUT, PATCH or DELETE by itself; it only retries a failed
- * connect, before anything was sent. Redirects are not followed.
+ * <p>Apache HttpClient's classic (blocking) API writes the request and reads the answer on the
+ * calling thread, over a pool of kept-alive connections: an exchange costs no thread hand-off. The
+ * JDK client this replaced completes even its blocking {@code send} on threads of its own (its
+ * selector, then its executor), which cost most of a call's wall time at one client (see
+ * docs/benchmarks.md, "A declarative HTTP tool against its upstream").
+ *
+ * <p>Nothing is ever sent twice: automatic retries are off (the client's default retries only
+ * idempotent methods, but a POST must not even be considered), redirects are not followed, and a
+ * pooled connection that has been idle for a while is checked before it is reused, so that a
+ * connection the upstream has closed is replaced before anything is written to it.
  */
 final class Upstream {
   private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -53,28 +61,25 @@ final class Upstream {
   }
 
   /**
-   * Where each exchange's blocking {@code send} runs while the caller waits for it with the
-   * timeout. Not {@code sendAsync}: the JDK client completes an asynchronous exchange on {@code
-   * CompletableFuture}'s default executor, which starts a new thread per exchange when the common
-   * pool has fewer than two threads (on a machine with one or two CPUs). Pooled, daemon threads
-   * that idle out after a minute.
+   * Connections kept per tool. Calls beyond it wait for a free connection (up to the call's
+   * timeout, and then nothing was sent); the JDK client had no limit, and a limit this high is one
+   * only against a runaway.
    */
-  private static final ExecutorService SENDERS =
-      Executors.newCachedThreadPool(
-          new ThreadFactory() {
-            private final AtomicInteger count = new AtomicInteger();
+  static final int MAX_CONNECTIONS = 256;
 
-            @Override
-            public Thread newThread(Runnable task) {
-              Thread thread = new Thread(task, "toolledger-http-tool-" + count.incrementAndGet());
-              thread.setDaemon(true);
-              return thread;
-            }
-          });
+  /** A pooled connection idle for longer than this is checked before it carries a request. */
+  static final TimeValue VALIDATE_AFTER_INACTIVITY = TimeValue.ofSeconds(1);
+
+  /**
+   * Ends an exchange that outlives its timeout: the socket timeout bounds each read, this bounds
+   * the whole answer (an upstream that trickles bytes would otherwise hold the call for as long as
+   * it likes). One watcher for every tool.
+   */
+  private static final Deadlines DEADLINES = new Deadlines();
 
   private final Duration connectTimeout;
   private final int maxBodyBytes;
-  private HttpClient client;
+  private CloseableHttpClient client;
 
   Upstream(Duration connectTimeout, int maxBodyBytes) {
     this.connectTimeout = connectTimeout;
@@ -90,6 +95,13 @@ final class Upstream {
     }
   }
 
+  /** One request: {@code body} is null when none is sent. */
+  record Call(String method, URI uri, List<Header> headers, byte[] body) {
+    Call {
+      headers = List.copyOf(headers);
+    }
+  }
+
   /** The upstream's answer; the body is empty when it was over the limit. */
   record Answer(int status, byte[] body, boolean tooLarge, Optional<String> contentType) {}
 
@@ -101,77 +113,128 @@ final class Upstream {
     }
   }
 
-  /** Built on first use, so that defining a tool starts no thread. */
-  private synchronized HttpClient client() {
+  /** Built on first use, so that defining a tool opens nothing. */
+  private synchronized CloseableHttpClient client() {
     if (client == null) {
       client =
-          HttpClient.newBuilder()
-              .version(HttpClient.Version.HTTP_1_1)
-              .connectTimeout(connectTimeout)
-              .followRedirects(HttpClient.Redirect.NEVER)
+          HttpClients.custom()
+              .setConnectionManager(
+                  PoolingHttpClientConnectionManagerBuilder.create()
+                      .useSystemProperties()
+                      .setMaxConnTotal(MAX_CONNECTIONS)
+                      .setMaxConnPerRoute(MAX_CONNECTIONS)
+                      .setDefaultConnectionConfig(
+                          ConnectionConfig.custom()
+                              .setConnectTimeout(Timeout.of(connectTimeout))
+                              .setValidateAfterInactivity(VALIDATE_AFTER_INACTIVITY)
+                              .build())
+                      .build())
+              .useSystemProperties()
+              .disableAutomaticRetries()
+              .disableRedirectHandling()
+              .disableCookieManagement()
+              .disableAuthCaching()
+              // The body is kept as the upstream sent it, and its size limit applies to that.
+              .disableContentCompression()
               .build();
     }
     return client;
   }
 
   /**
-   * Sends {@code request} and waits at most {@code timeout} for the whole answer.
+   * Sends {@code call} and waits at most {@code timeout} for the whole answer.
    *
    * @throws NothingSent when the connection could not be made (refused, unknown host, connect
-   *     timeout, TLS handshake failure): the request never left
+   *     timeout, TLS handshake failure, no pooled connection free in time): the request never left
    * @throws IOException when the request may have reached the upstream and no complete answer came
    *     back ({@link HttpTimeoutException}, a dropped connection)
    */
-  Answer exchange(HttpRequest request, Duration timeout)
-      throws NothingSent, IOException, InterruptedException {
-    Future<HttpResponse<Capped>> future =
-        SENDERS.submit(() -> client().send(request, info -> new CappedSubscriber(maxBodyBytes)));
+  Answer exchange(Call call, Duration timeout) throws NothingSent, IOException {
+    HttpUriRequestBase request = new HttpUriRequestBase(call.method(), call.uri());
+    for (Header header : call.headers()) {
+      request.addHeader(header.name(), header.value());
+    }
+    if (call.body() != null) {
+      // No content type on the entity: the tool's own Content-Type header says it.
+      request.setEntity(new ByteArrayEntity(call.body(), null));
+    }
+    Timeout bound = Timeout.of(timeout);
+    request.setConfig(
+        RequestConfig.custom()
+            .setConnectionRequestTimeout(bound)
+            .setResponseTimeout(bound)
+            .build());
+    Deadlines.Watch watch = DEADLINES.watch(request, timeout);
+    ClassicHttpResponse response = null;
     try {
-      HttpResponse<Capped> response = future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-      return new Answer(
-          response.statusCode(),
-          response.body().bytes(),
-          response.body().tooLarge(),
-          response.headers().firstValue("Content-Type"));
-    } catch (TimeoutException e) {
-      future.cancel(true);
-      throw new HttpTimeoutException("no complete answer within " + timeout.toMillis() + " ms");
-    } catch (InterruptedException e) {
-      future.cancel(true);
-      throw e;
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      while (cause instanceof CompletionException && cause.getCause() != null) {
-        cause = cause.getCause();
+      response = client().executeOpen(null, request, null);
+      Optional<String> contentType =
+          Optional.ofNullable(response.getFirstHeader("Content-Type")).map(h -> h.getValue());
+      Optional<byte[]> body = read(response.getEntity());
+      if (body.isEmpty()) {
+        // Over the limit: the connection is dropped rather than drained.
+        request.cancel();
+        return new Answer(response.getCode(), new byte[0], true, contentType);
       }
-      Optional<String> notSent = nothingSent(cause);
+      return new Answer(response.getCode(), body.get(), false, contentType);
+    } catch (IOException e) {
+      // A read that waited the whole timeout (the socket's) is the same timeout, seen first.
+      if (watch.fired()
+          || (e instanceof SocketTimeoutException && !(e instanceof ConnectTimeoutException))) {
+        throw new HttpTimeoutException("no complete answer within " + timeout.toMillis() + " ms");
+      }
+      Optional<String> notSent = nothingSent(e);
       if (notSent.isPresent()) {
         throw new NothingSent(notSent.get());
       }
-      if (cause instanceof IOException io) {
-        throw io;
+      throw e;
+    } finally {
+      watch.close();
+      if (response instanceof ModalCloseable closeable) {
+        // The answer is complete (or abandoned) by now: releasing the connection decides nothing.
+        closeable.close(CloseMode.GRACEFUL);
       }
-      throw new IOException("the exchange failed with " + cause.getClass().getSimpleName(), cause);
     }
+  }
+
+  /** The whole body, or empty when it is over the limit (reading stops there). */
+  private Optional<byte[]> read(HttpEntity entity) throws IOException {
+    if (entity == null) {
+      return Optional.of(new byte[0]);
+    }
+    if (entity.getContentLength() > maxBodyBytes) {
+      return Optional.empty();
+    }
+    ByteArrayOutputStream bytes =
+        new ByteArrayOutputStream((int) Math.max(0, Math.min(entity.getContentLength(), 8192)));
+    InputStream in = entity.getContent();
+    byte[] buffer = new byte[8192];
+    for (int n; (n = in.read(buffer)) != -1; ) {
+      if (bytes.size() + (long) n > maxBodyBytes) {
+        return Optional.empty();
+      }
+      bytes.write(buffer, 0, n);
+    }
+    return Optional.of(bytes.toByteArray());
   }
 
   /** Why nothing was sent, when {@code failure} shows that the connection was never made. */
   static Optional<String> nothingSent(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause()) {
-      if (t instanceof HttpConnectTimeoutException) {
+      if (t instanceof ConnectTimeoutException) {
         return Optional.of("the upstream could not be connected to in time");
+      }
+      if (t instanceof ConnectionRequestTimeoutException) {
+        return Optional.of("no connection to the upstream was free in time");
       }
       if (t instanceof ConnectException) {
         return Optional.of("the upstream refused the connection or could not be reached");
       }
-      if (t instanceof UnresolvedAddressException || t instanceof UnknownHostException) {
+      if (t instanceof UnknownHostException) {
         return Optional.of("the upstream's host name could not be resolved");
       }
       if (t instanceof SSLHandshakeException) {
         return Optional.of("the TLS handshake with the upstream failed");
-      }
-      if (t instanceof HttpTimeoutException) {
-        return Optional.empty();
       }
     }
     return Optional.empty();
@@ -216,57 +279,5 @@ final class Upstream {
       }
     }
     return StandardCharsets.UTF_8;
-  }
-
-  record Capped(byte[] bytes, boolean tooLarge) {}
-
-  /** Collects a body up to a limit; past it, stops reading (closing the connection). */
-  private static final class CappedSubscriber implements HttpResponse.BodySubscriber<Capped> {
-    private final CompletableFuture<Capped> result = new CompletableFuture<>();
-    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    private final int limit;
-    private Flow.Subscription subscription;
-
-    CappedSubscriber(int limit) {
-      this.limit = limit;
-    }
-
-    @Override
-    public CompletionStage<Capped> getBody() {
-      return result;
-    }
-
-    @Override
-    public void onSubscribe(Flow.Subscription subscription) {
-      this.subscription = subscription;
-      subscription.request(Long.MAX_VALUE);
-    }
-
-    @Override
-    public void onNext(List<ByteBuffer> items) {
-      if (result.isDone()) {
-        return;
-      }
-      for (ByteBuffer item : items) {
-        if (bytes.size() + (long) item.remaining() > limit) {
-          result.complete(new Capped(new byte[0], true));
-          subscription.cancel();
-          return;
-        }
-        byte[] chunk = new byte[item.remaining()];
-        item.get(chunk);
-        bytes.write(chunk, 0, chunk.length);
-      }
-    }
-
-    @Override
-    public void onError(Throwable throwable) {
-      result.completeExceptionally(throwable);
-    }
-
-    @Override
-    public void onComplete() {
-      result.complete(new Capped(bytes.toByteArray(), false));
-    }
   }
 }
