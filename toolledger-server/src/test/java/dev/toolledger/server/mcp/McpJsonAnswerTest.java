@@ -163,6 +163,20 @@ class McpJsonAnswerTest {
     assertThat(transport.sessionCount()).isEqualTo(1);
   }
 
+  @Test
+  void closedNodeLeavesNoSessionSweeperThread() throws Exception {
+    try (McpFixture fixture = McpFixture.start(dir)) {
+      RawMcp.open(fixture.mcpUri(), fixture.token("acme"));
+    }
+
+    // The SDK's servlet transport left a non-daemon sweeper thread behind, which kept an embedded
+    // node's JVM from exiting; ours sweeps on Reactor's daemon threads and stops on close.
+    assertThat(Thread.getAllStackTraces().keySet())
+        .filteredOn(thread -> thread.isAlive() && !thread.isDaemon())
+        .extracting(Thread::getName)
+        .noneMatch(name -> name.contains("sweeper"));
+  }
+
   private static McpStreamableServerSession session(String id) {
     return new McpStreamableServerSession(
         id,
