@@ -163,7 +163,7 @@ final class McpGate extends HttpFilter {
       sessionNotFound(response);
       return;
     }
-    SdkErrorGuard guarded = new SdkErrorGuard(response);
+    TransportErrorGuard guarded = new TransportErrorGuard(response);
     chain.doFilter(request, guarded);
     sessions.close(sessionId);
     if (guarded.failedWith() != 0 && !response.isCommitted()) {
@@ -304,7 +304,7 @@ final class McpGate extends HttpFilter {
     McpSessions.Reservation.Granted slot = (McpSessions.Reservation.Granted) reservation;
     String sessionId = null;
     try {
-      SdkErrorGuard guarded = new SdkErrorGuard(response);
+      TransportErrorGuard guarded = new TransportErrorGuard(response);
       chain.doFilter(request, guarded);
       if (guarded.failedWith() != 0) {
         answerFailure(response, guarded.failedWith(), null, null);
@@ -323,7 +323,7 @@ final class McpGate extends HttpFilter {
       String sessionId,
       JsonNode id)
       throws IOException, ServletException {
-    SdkErrorGuard guarded = new SdkErrorGuard(response);
+    TransportErrorGuard guarded = new TransportErrorGuard(response);
     chain.doFilter(request, guarded);
     if (guarded.failedWith() != 0) {
       answerFailure(response, guarded.failedWith(), sessionId, id);
