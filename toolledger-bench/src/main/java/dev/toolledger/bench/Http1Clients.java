@@ -23,7 +23,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Not a general HTTP client: it expects a server that answers every request with a {@code
  * Content-Length} or a chunked body that ends, and keeps the connection open, which the ToolLedger
- * server does (an MCP answer to one request is one SSE event in a chunked body that then ends).
+ * server does (an MCP answer to one request is one JSON body with a {@code Content-Length}; an MCP
+ * server that answers with an SSE stream sends it in a chunked body that then ends).
  */
 final class Http1Clients implements AutoCloseable {
   private final InetSocketAddress address;

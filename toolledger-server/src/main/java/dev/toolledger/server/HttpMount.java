@@ -16,7 +16,8 @@ import java.util.Optional;
  * Origin check) and {@code "/mcp"}. A container that mounts the ledger under {@code /toolledger}
  * maps them to {@code /toolledger/*} and {@code /toolledger/mcp}; the exact MCP mapping takes
  * precedence over the API's prefix mapping, and filters must run in the listed order. Every filter
- * and servlet supports asynchronous requests (MCP streams its answers).
+ * and servlet is registered as supporting asynchronous requests (harmless: MCP answers each request
+ * with one JSON message on the request's own thread).
  *
  * <p>{@link #close()} closes the MCP sessions and waits for tool calls still running; the
  * container's own shutdown decides how requests in flight end.

@@ -36,8 +36,9 @@ import org.slf4j.LoggerFactory;
  * Stands in front of the MCP transport servlet, so that every MCP request gets exactly one stable
  * answer: an HTTP problem document for what is wrong before JSON-RPC starts (token, method,
  * headers, body size, session), a JSON-RPC error with a documented code for a message that is not
- * one the server can take, or the SDK's own answer. Nothing the SDK would serialize of an exception
- * (stack trace, class name, JVM version) reaches a client.
+ * one the server can take, or the transport's answer ({@link JsonAnswerTransport}: one JSON message
+ * from the SDK's session). Nothing of an exception (stack trace, class name, JVM version) reaches a
+ * client: an error the transport meets is an HTTP status, which the gate answers.
  *
  * <ul>
  *   <li>A request with several {@code Authorization} headers is answered {@code 400}.
@@ -64,6 +65,12 @@ final class McpGate extends HttpFilter {
 
   /** The request attribute that carries the authenticated {@link Principal}. */
   static final String PRINCIPAL_ATTRIBUTE = McpGate.class.getName() + ".principal";
+
+  /**
+   * The request attribute that carries the POSTed message as the gate parsed and checked it (a
+   * {@link JsonNode}): the transport binds that tree instead of parsing the body again.
+   */
+  static final String MESSAGE_ATTRIBUTE = McpGate.class.getName() + ".message";
 
   static final String SESSION_HEADER = "Mcp-Session-Id";
   static final String PROTOCOL_HEADER = "MCP-Protocol-Version";
@@ -156,7 +163,7 @@ final class McpGate extends HttpFilter {
       sessionNotFound(response);
       return;
     }
-    SdkErrorGuard guarded = new SdkErrorGuard(response);
+    TransportErrorGuard guarded = new TransportErrorGuard(response);
     chain.doFilter(request, guarded);
     sessions.close(sessionId);
     if (guarded.failedWith() != 0 && !response.isCommitted()) {
@@ -212,11 +219,10 @@ final class McpGate extends HttpFilter {
               "the message is larger than " + maxRequestBytes + " bytes"));
       return;
     }
-    String text;
     JsonNode message;
     try {
       message = Json.parse(body);
-      text = strictUtf8(body);
+      checkUtf8(body);
     } catch (MalformedJsonException e) {
       jsonRpc(
           response,
@@ -234,10 +240,10 @@ final class McpGate extends HttpFilter {
       return;
     }
     McpMessage.Accepted accepted = (McpMessage.Accepted) parsed;
-    HttpServletRequest replayable = new CachedBodyRequest(request, body, text);
+    request.setAttribute(MESSAGE_ATTRIBUTE, message);
 
     if (McpSchema.METHOD_INITIALIZE.equals(accepted.method())) {
-      initialize(principal, replayable, response, chain);
+      initialize(principal, request, response, chain);
       return;
     }
     String sessionId = request.getHeader(SESSION_HEADER);
@@ -274,7 +280,7 @@ final class McpGate extends HttpFilter {
         }
       }
     }
-    passOn(replayable, response, chain, sessionId, accepted.id());
+    passOn(request, response, chain, sessionId, accepted.id());
   }
 
   private void initialize(
@@ -298,7 +304,7 @@ final class McpGate extends HttpFilter {
     McpSessions.Reservation.Granted slot = (McpSessions.Reservation.Granted) reservation;
     String sessionId = null;
     try {
-      SdkErrorGuard guarded = new SdkErrorGuard(response);
+      TransportErrorGuard guarded = new TransportErrorGuard(response);
       chain.doFilter(request, guarded);
       if (guarded.failedWith() != 0) {
         answerFailure(response, guarded.failedWith(), null, null);
@@ -317,7 +323,7 @@ final class McpGate extends HttpFilter {
       String sessionId,
       JsonNode id)
       throws IOException, ServletException {
-    SdkErrorGuard guarded = new SdkErrorGuard(response);
+    TransportErrorGuard guarded = new TransportErrorGuard(response);
     chain.doFilter(request, guarded);
     if (guarded.failedWith() != 0) {
       answerFailure(response, guarded.failedWith(), sessionId, id);
@@ -325,7 +331,7 @@ final class McpGate extends HttpFilter {
   }
 
   /**
-   * Replaces an error answer of the SDK's transport (which would carry a serialized exception) with
+   * Replaces an error answer of the transport (an HTTP status, say {@code 503} while closing) with
    * a stable one.
    */
   private void answerFailure(
@@ -421,14 +427,21 @@ final class McpGate extends HttpFilter {
     response.getOutputStream().write(bytes);
   }
 
-  /** Reads the body, or returns null when it is larger than the limit. */
-  private static String strictUtf8(byte[] body) throws CharacterCodingException {
-    return StandardCharsets.UTF_8
-        .newDecoder()
-        .onMalformedInput(CodingErrorAction.REPORT)
-        .onUnmappableCharacter(CodingErrorAction.REPORT)
-        .decode(ByteBuffer.wrap(body))
-        .toString();
+  /**
+   * Refuses a body that is not valid UTF-8, which the JSON parser lets through in places (encoded
+   * surrogates, say). An all-ASCII body, the usual one, is valid without decoding it.
+   */
+  private static void checkUtf8(byte[] body) throws CharacterCodingException {
+    for (byte b : body) {
+      if (b < 0) {
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT)
+            .decode(ByteBuffer.wrap(body));
+        return;
+      }
+    }
   }
 
   private static boolean isJson(String contentType) {

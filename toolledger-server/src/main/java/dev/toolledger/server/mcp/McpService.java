@@ -12,7 +12,6 @@ import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.server.McpAsyncServer;
 import io.modelcontextprotocol.server.McpServer;
-import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema.ServerCapabilities;
 import jakarta.servlet.Filter;
@@ -33,9 +32,9 @@ import org.slf4j.MDC;
 
 /**
  * The MCP face of a ToolLedger node: every tool of the engine as an MCP tool, plus {@code
- * get-operation}, served over the official MCP Java SDK's Streamable HTTP servlet transport (at
- * {@value McpConventions#PATH}, behind bearer tokens) or its stdio transport (for one trusted
- * tenant).
+ * get-operation}, served by the official MCP Java SDK's server over Streamable HTTP (at {@value
+ * McpConventions#PATH}, behind bearer tokens; the HTTP side is ToolLedger's own, which answers each
+ * request with one JSON message) or over the SDK's stdio transport (for one trusted tenant).
  *
  * <p>What it guarantees: a write tool runs only under an operation key from the request's {@code
  * _meta} (or the POST's {@code Idempotency-Key} header), never from the arguments; once a call is
@@ -62,6 +61,7 @@ public final class McpService implements AutoCloseable {
   private final LedgerEngine engine;
   private final McpOptions options;
   private final LedgerTools tools;
+  private final JsonMapper objectMapper;
   private final McpJsonMapper jsonMapper;
   private final List<McpAsyncServer> servers = Collections.synchronizedList(new ArrayList<>());
 
@@ -71,9 +71,9 @@ public final class McpService implements AutoCloseable {
     this.tools = new LedgerTools(engine, options);
     // Like the HTTP API, refuse a message with duplicate member names: it has no single meaning,
     // so its arguments could not have a single fingerprint.
-    this.jsonMapper =
-        new JacksonMcpJsonMapper(
-            JsonMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build());
+    this.objectMapper =
+        JsonMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+    this.jsonMapper = new JacksonMcpJsonMapper(objectMapper);
   }
 
   /**
@@ -89,30 +89,30 @@ public final class McpService implements AutoCloseable {
   }
 
   /**
-   * The Streamable HTTP endpoint, to be served at {@value McpConventions#PATH} (the transport
-   * accepts any path ending so, which lets an application mount the ledger under a prefix of its
-   * own) in a servlet context whose other paths belong to the HTTP API. Register the {@link
-   * Endpoint#gate() gate} as a filter on the same path: requests without an active bearer token get
-   * {@code 401}; see {@link McpGate} for everything else answered before the SDK sees a request.
-   * Both must be registered as supporting asynchronous requests.
+   * The Streamable HTTP endpoint, to be served at {@value McpConventions#PATH} (an application may
+   * mount the ledger under a prefix of its own) in a servlet context whose other paths belong to
+   * the HTTP API. Register the {@link Endpoint#gate() gate} as a filter on the same path: requests
+   * without an active bearer token get {@code 401}; see {@link McpGate} for everything else
+   * answered before the SDK sees a request. Neither needs asynchronous support: every answer is
+   * written on the request's own thread.
    *
    * @param listener counts the tool calls refused before they reach the engine
    * @param maxRequestBytes the largest JSON-RPC message accepted
    */
   public Endpoint endpoint(Tokens tokens, OutcomeListener listener, int maxRequestBytes) {
-    HttpServletStreamableServerTransportProvider transport =
-        HttpServletStreamableServerTransportProvider.builder()
-            .jsonMapper(jsonMapper)
-            .mcpEndpoint(McpConventions.PATH)
-            .maxRequestSize(maxRequestBytes)
-            .contextExtractor(McpService::callerOf)
-            // The SDK frees a session unused for a whole interval; with the idle timeout as the
-            // interval it never drops one before McpSessions would, and frees each within two.
-            .sessionSweepInterval(options.sessionIdleTimeout())
-            .build();
+    JsonAnswerTransport transport =
+        new JsonAnswerTransport(
+            objectMapper,
+            jsonMapper,
+            McpService::callerOf,
+            options.sessionClock(),
+            // With the idle timeout as the interval, the SDK's objects of a session are freed
+            // within two intervals of its last use, and never before McpSessions drops it.
+            options.sessionIdleTimeout());
     McpSessions sessions =
         new McpSessions(
             options.sessionClock(), options.sessionIdleTimeout(), options.maxSessionsPerToken());
+    transport.sweepWith(sessions::holds);
     servers.add(
         McpServer.async(transport)
             .serverInfo(SERVER_NAME, version())
@@ -140,7 +140,8 @@ public final class McpService implements AutoCloseable {
    * The MCP endpoint's filter and servlet, container-neutral.
    *
    * @param gate authentication, sessions and bounds; a filter on the servlet's path
-   * @param servlet the SDK's Streamable HTTP transport
+   * @param servlet the Streamable HTTP transport, which answers every JSON-RPC request with one
+   *     {@code application/json} message
    */
   public record Endpoint(Filter gate, HttpServlet servlet) {
     public Endpoint {

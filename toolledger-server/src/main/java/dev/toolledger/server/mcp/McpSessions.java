@@ -15,9 +15,9 @@ import java.util.Map;
  * unknown session. A session unused for the idle timeout is forgotten; one token holds at most
  * {@code maxPerToken} sessions.
  *
- * <p>The SDK's transport keeps its own session objects; its sweeper (set to the same idle timeout)
- * frees those that were unused for a whole sweep interval, so they never outlive this registry by
- * more than one interval, and no request reaches them once this registry forgot them.
+ * <p>The SDK keeps its own session objects; the transport's sweeper (at the idle timeout as its
+ * interval) frees those this registry no longer {@linkplain #holds holds}, so they never outlive it
+ * by more than one interval, and no request reaches them once this registry forgot them.
  */
 final class McpSessions {
   /** What {@link #reserve} decided. */
@@ -85,6 +85,12 @@ final class McpSessions {
     }
     sessions.put(sessionId, new Session(session.tenant(), session.tokenId(), now));
     return true;
+  }
+
+  /** Whether the session is open (not closed, not idle), whoever opened it; uses nothing. */
+  synchronized boolean holds(String sessionId) {
+    Session session = sessions.get(sessionId);
+    return session != null && !idle(session, clock.instant());
   }
 
   synchronized void close(String sessionId) {

@@ -9,14 +9,15 @@ import java.io.OutputStream;
 import java.io.PrintWriter;
 
 /**
- * Hands the SDK's transport the response, except an error: once it sets a status of 400 or more (or
- * calls {@code sendError}), what it writes is dropped, so that the gate can answer a stable error
- * instead of the serialized exception the transport would send.
+ * Hands the transport the response, except an error: once it sets a status of 400 or more (or calls
+ * {@code sendError}), what it writes is dropped, so that the gate answers a stable error instead
+ * (the servlet container's error page, or an exception serialized by a transport, never reaches a
+ * client).
  */
-final class SdkErrorGuard extends HttpServletResponseWrapper {
+final class TransportErrorGuard extends HttpServletResponseWrapper {
   private int failedWith;
 
-  SdkErrorGuard(HttpServletResponse response) {
+  TransportErrorGuard(HttpServletResponse response) {
     super(response);
   }
 
