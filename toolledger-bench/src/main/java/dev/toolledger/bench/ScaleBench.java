@@ -59,6 +59,7 @@ public final class ScaleBench {
     long swept;
     long batches;
     long maxBatchNanos;
+    long batchNanos;
     long measuredNanos;
     boolean ranOut;
   }
@@ -179,6 +180,7 @@ public final class ScaleBench {
                       stats.batches += report.transactions();
                       stats.maxBatchNanos =
                           Math.max(stats.maxBatchNanos, report.longestBatch().toNanos());
+                      stats.batchNanos += report.batchTime().toNanos();
                       if (report.complete() && report.swept() == 0) {
                         stats.ranOut = true;
                         return;
@@ -337,7 +339,8 @@ public final class ScaleBench {
       if (alone != null && swept != null && stats != null) {
         out.printf(
             "%s sweeper beside writers: %d expired records deleted in %d batches of up to %d"
-                + " (%.0f records/s, longest batch %.1f ms%s); keyed-create"
+                + " (%.0f records/s, mean batch %.1f ms, longest %.1f ms, batches %.1f%% of the"
+                + " time%s); keyed-create"
                 + " %.1f ops/s with it, %.1f without (%.2fx), p99 %.3f ms with it, %.3f"
                 + " without%n",
             store.getKey(),
@@ -345,7 +348,9 @@ public final class ScaleBench {
             stats.batches,
             options.sweepBatch(),
             stats.measuredNanos == 0 ? 0.0 : stats.swept * 1e9 / stats.measuredNanos,
+            stats.batches == 0 ? 0.0 : stats.batchNanos / 1e6 / stats.batches,
             stats.maxBatchNanos / 1e6,
+            stats.measuredNanos == 0 ? 0.0 : 100.0 * stats.batchNanos / stats.measuredNanos,
             stats.ranOut ? "; it ran out of expired records, use more --expired" : "",
             swept.opsPerSec(),
             alone.opsPerSec(),

@@ -4,6 +4,7 @@ import static dev.toolledger.jdbc.FakeDownstream.Step.EFFECT_THEN_LOSE_RESPONSE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.toolledger.api.SqlDialect;
 import dev.toolledger.api.TenantId;
 import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.engine.ExecutionOutcome;
@@ -15,6 +16,7 @@ import dev.toolledger.core.engine.Invocation;
 import dev.toolledger.core.engine.LedgerEngine;
 import dev.toolledger.core.engine.Resolution;
 import dev.toolledger.core.engine.ResolveOutcome;
+import dev.toolledger.core.engine.SweepPacing;
 import dev.toolledger.core.engine.SweepReport;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.operation.OperationRecord;
@@ -260,6 +262,44 @@ abstract class RetentionContractTest extends StoreContractTest {
   }
 
   @Test
+  void theSweepPacesItselfByTheStoresDefaultUnlessConfigured() {
+    SweepPacing expected =
+        new SweepPacing(
+            store.dialect() == SqlDialect.SQLITE
+                ? SweepPacing.SQLITE_WRITE_SHARE
+                : SweepPacing.POSTGRESQL_WRITE_SHARE,
+            SweepPacing.DEFAULT_MAX_PAUSE);
+    assertThat(engine.sweepPacing()).isEqualTo(expected);
+
+    SweepPacing half = new SweepPacing(0.5, Duration.ofMillis(200));
+    assertThat(engine(store, c -> c.sweepPacing(half)).sweepPacing()).isEqualTo(half);
+  }
+
+  @Test
+  void aSweepPausesAfterEachFullBatchAsItsPacingSaysAndDeletesOnlyWhatExpired() {
+    for (int i = 0; i < 4; i++) {
+      createItem(ACME, "old-" + i, "n" + i);
+    }
+    clock.advance(Duration.ofHours(1));
+    createItem(ACME, "young", "y");
+    clock.advance(RETENTION.minus(Duration.ofHours(1)));
+    // A share so small that every pause is the longest allowed: 100 ms.
+    LedgerEngine paced =
+        engine(store, c -> c.sweepPacing(new SweepPacing(0.0001, Duration.ofMillis(100))));
+
+    long start = System.nanoTime();
+    SweepReport report = paced.sweep(1);
+    long elapsedMillis = (System.nanoTime() - start) / 1_000_000;
+
+    assertThat(report.swept()).isEqualTo(4);
+    // Four full batches, each followed by its pause; the fifth came back empty and ended the pass.
+    assertThat(elapsedMillis).isGreaterThanOrEqualTo(400);
+    assertThat(store.find(ACME, key("young"))).isPresent();
+    assertThat(store.findTombstone(ACME, key("young"))).isEmpty();
+    assertThat(rows("tl_tombstones")).isEqualTo(4);
+  }
+
+  @Test
   void aSweepPausesBetweenBatchesAndAnInterruptEndsThePassAfterTheCurrentBatch() throws Exception {
     for (int i = 0; i < 200; i++) {
       createItem(ACME, "op-" + i, "n" + i);
@@ -289,6 +329,7 @@ abstract class RetentionContractTest extends StoreContractTest {
     assertThat(flagKept).isTrue();
     assertThat(report.swept()).isBetween(3L, 199L);
     assertThat(report.longestBatch()).isPositive();
+    assertThat(report.batchTime()).isGreaterThanOrEqualTo(report.longestBatch());
     // Whatever the pass deleted it deleted whole: each swept record left its tombstone.
     assertThat(rows("tl_tombstones")).isEqualTo(report.swept());
     assertThat(rows("tl_operations")).isEqualTo(200 - report.swept());

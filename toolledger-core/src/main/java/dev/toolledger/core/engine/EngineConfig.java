@@ -55,9 +55,11 @@ public final class EngineConfig {
   private final Duration tombstoneWindow;
   private final int maxResponseBytes;
   private final Optional<RateLimit> newOperationLimit;
+  private final Optional<SweepPacing> sweepPacing;
 
   private EngineConfig(Builder b) {
     this.clock = b.clock;
+    this.sweepPacing = b.sweepPacing;
     this.nodeId = b.nodeId;
     this.maxTakeovers = b.maxTakeovers;
     this.maxWait = b.maxWait;
@@ -138,6 +140,14 @@ public final class EngineConfig {
     return newOperationLimit;
   }
 
+  /**
+   * How sweep passes space their batches; empty for the store's default ({@link
+   * SweepPacing#forDialect}).
+   */
+  public Optional<SweepPacing> sweepPacing() {
+    return sweepPacing;
+  }
+
   /** Builder with the documented defaults. */
   public static final class Builder {
     private Clock clock = Clock.systemUTC();
@@ -152,6 +162,7 @@ public final class EngineConfig {
     private Duration tombstoneWindow = DEFAULT_TOMBSTONE_WINDOW;
     private int maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES;
     private Optional<RateLimit> newOperationLimit = Optional.of(DEFAULT_NEW_OPERATION_LIMIT);
+    private Optional<SweepPacing> sweepPacing = Optional.empty();
 
     private Builder() {}
 
@@ -243,6 +254,17 @@ public final class EngineConfig {
      */
     public Builder newOperationLimit(RateLimit limit) {
       this.newOperationLimit = Optional.of(Objects.requireNonNull(limit, "limit"));
+      return this;
+    }
+
+    /**
+     * How sweep passes space their batches. Default: by the store, {@link
+     * SweepPacing#SQLITE_WRITE_SHARE} of the write time on SQLite, {@link
+     * SweepPacing#POSTGRESQL_WRITE_SHARE} on PostgreSQL, pauses of at most {@link
+     * SweepPacing#DEFAULT_MAX_PAUSE} ({@link SweepPacing#forDialect}).
+     */
+    public Builder sweepPacing(SweepPacing pacing) {
+      this.sweepPacing = Optional.of(Objects.requireNonNull(pacing, "sweepPacing"));
       return this;
     }
 

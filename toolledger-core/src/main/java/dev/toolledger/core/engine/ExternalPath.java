@@ -229,27 +229,32 @@ final class ExternalPath {
               + " unknown for an operator to resolve");
       return null;
     }
-    return writes.run(
-        tx -> {
-          Instant at = config.clock().instant();
-          Instant expiresAt = at.plus(config.retentionOf(tool.descriptor()));
-          boolean ok = tx.completeFenced(tenant, key, fence, stored, at, expiresAt);
-          if (ok) {
-            tx.appendHistory(
-                tenant,
-                key,
-                new HistoryEntry(
-                    at,
-                    Optional.of(OperationState.IN_PROGRESS),
-                    OperationState.COMPLETED,
-                    cause + " (status " + stored.status() + ")",
-                    actor(),
-                    fence));
-          } else {
-            refused(tx, tenant, key, fence, at, "a result of fence " + fence + " arrived late");
-          }
-          return ok ? new Completion(at, expiresAt) : null;
-        });
+    Completion completion =
+        writes.run(
+            tx -> {
+              Instant at = config.clock().instant();
+              Instant expiresAt = at.plus(config.retentionOf(tool.descriptor()));
+              boolean ok = tx.completeFenced(tenant, key, fence, stored, at, expiresAt);
+              if (ok) {
+                tx.appendHistory(
+                    tenant,
+                    key,
+                    new HistoryEntry(
+                        at,
+                        Optional.of(OperationState.IN_PROGRESS),
+                        OperationState.COMPLETED,
+                        cause + " (status " + stored.status() + ")",
+                        actor(),
+                        fence));
+              } else {
+                refused(tx, tenant, key, fence, at, "a result of fence " + fence + " arrived late");
+              }
+              return ok ? new Completion(at, expiresAt) : null;
+            });
+    if (completion != null) {
+      writes.expiring.increment();
+    }
+    return completion;
   }
 
   private void refused(

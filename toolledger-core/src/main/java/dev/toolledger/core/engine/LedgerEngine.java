@@ -85,6 +85,7 @@ public final class LedgerEngine {
   private final ExternalPath external;
   private final Optional<NewOperationLimiter> limiter;
   private final Optional<SharedRateBuckets> sharedBuckets;
+  private final SweepPacing sweepPacing;
 
   /**
    * Whether a transactional tool's request goes straight to its transaction, without reading the
@@ -105,6 +106,8 @@ public final class LedgerEngine {
     this.listener = b.listener;
     this.keys = b.keys;
     this.writes = new Writes(b.store, b.config);
+    this.sweepPacing =
+        b.config.sweepPacing().orElseGet(() -> SweepPacing.forDialect(b.store.dialect()));
     this.external = new ExternalPath(b.store, b.config, writes, b.keys);
     this.sharedBuckets = b.config.newOperationLimit().flatMap(limit -> b.sharedBuckets);
     this.limiter =
@@ -150,12 +153,13 @@ public final class LedgerEngine {
    * each; then deletes tombstones whose window ended. {@code IN_PROGRESS} and {@code UNKNOWN}
    * operations are never swept. Safe to run on several nodes at once.
    *
-   * <p>After each batch the pass pauses for {@value #SWEEP_YIELD_FACTOR} times as long as the batch
-   * took (at least 1 ms, at most 1 s): the sweeper never holds more than about a fifth of the
-   * database's write time, so writers keep going at about four fifths of their speed while a large
-   * backlog is deleted (on SQLite, where writers take turns, this matters most). An interrupt ends
-   * the pass after the batch in progress, with {@code complete() == false} and the thread's
-   * interrupt flag set.
+   * <p>After each full batch the pass pauses as {@link #sweepPacing()} says: long enough that the
+   * sweeper holds at most its write share of the database's write time (a tenth on SQLite, a fifth
+   * on PostgreSQL by default), so writers keep most of their speed while a large backlog is
+   * deleted, but never so long that the pass deletes slower than this node has been creating
+   * records since the pass began, so the sweeper keeps up with expiry. An interrupt ends the pass
+   * after the batch in progress, with {@code complete() == false} and the thread's interrupt flag
+   * set.
    *
    * @param batchSize operations (or tombstones) per transaction
    */
@@ -164,62 +168,73 @@ public final class LedgerEngine {
       throw new IllegalArgumentException("batchSize must be at least 1");
     }
     Instant now = config.clock().instant();
+    Pass pass = new Pass(System.nanoTime(), writes.expiring.sum());
     Batches swept =
-        inBatches(tx -> tx.sweepExpired(now, config.tombstoneWindow(), batchSize), batchSize);
+        inBatches(tx -> tx.sweepExpired(now, config.tombstoneWindow(), batchSize), batchSize, pass);
     Batches pruned =
         swept.complete()
-            ? inBatches(tx -> tx.pruneTombstones(now, batchSize), batchSize)
-            : new Batches(0, 0, 0, false);
+            ? inBatches(tx -> tx.pruneTombstones(now, batchSize), batchSize, pass)
+            : new Batches(0, 0, 0, 0, false);
     return new SweepReport(
         swept.rows(),
         pruned.rows(),
         swept.transactions() + pruned.transactions(),
         Duration.ofNanos(Math.max(swept.longestNanos(), pruned.longestNanos())),
+        Duration.ofNanos(swept.totalNanos() + pruned.totalNanos()),
         pruned.complete());
   }
 
+  /**
+   * How this engine's sweep passes space their batches: the configured {@link
+   * EngineConfig#sweepPacing()}, or the store's default ({@link SweepPacing#forDialect}).
+   */
+  public SweepPacing sweepPacing() {
+    return sweepPacing;
+  }
+
   /** What {@link #inBatches} did. */
-  private record Batches(long rows, int transactions, long longestNanos, boolean complete) {}
+  private record Batches(
+      long rows, int transactions, long longestNanos, long totalNanos, boolean complete) {}
+
+  /** When a sweep pass began, and how many records this node had created by then. */
+  private record Pass(long startNanos, long createdBefore) {}
 
   /**
    * Runs {@code batch} (which handles at most {@code batchSize} rows) in one write transaction
-   * after another until one comes back short, pausing after each; stops early when interrupted.
+   * after another until one comes back short, pausing after each full one; stops early when
+   * interrupted.
    */
-  private Batches inBatches(TransactionWork<Integer> batch, int batchSize) {
+  private Batches inBatches(TransactionWork<Integer> batch, int batchSize, Pass pass) {
     long rows = 0;
     int transactions = 0;
     long longest = 0;
+    long total = 0;
     int n;
     do {
       long start = System.nanoTime();
       n = writes.run(batch);
-      long took = System.nanoTime() - start;
+      long end = System.nanoTime();
+      long took = end - start;
       longest = Math.max(longest, took);
+      total += took;
       rows += n;
       transactions++;
-      if (n >= batchSize && !yieldToWriters(took)) {
-        return new Batches(rows, transactions, longest, false);
+      if (n >= batchSize) {
+        long pause =
+            sweepPacing.pauseNanos(
+                took, n, writes.expiring.sum() - pass.createdBefore(), end - pass.startNanos());
+        if (!pauseForWriters(pause)) {
+          return new Batches(rows, transactions, longest, total, false);
+        }
       }
     } while (n >= batchSize);
-    return new Batches(rows, transactions, longest, true);
+    return new Batches(rows, transactions, longest, total, true);
   }
 
-  /**
-   * How many times as long as a sweep batch took the sweep pauses after it. With 1 (the earlier
-   * setting) writers beside a backlog sweep ran at half their speed (the scale benchmark measured
-   * 0.49 on SQLite, 0.76 on PostgreSQL); with 4 the sweeper holds at most a fifth of the write time
-   * and still deletes a 2-million-record backlog in minutes.
-   */
-  static final int SWEEP_YIELD_FACTOR = 4;
-
-  /**
-   * Pauses {@link #SWEEP_YIELD_FACTOR} times as long as the last batch took; false (flag kept) when
-   * the thread is interrupted.
-   */
-  private static boolean yieldToWriters(long batchNanos) {
-    long millis = Math.max(1, Math.min(1000, SWEEP_YIELD_FACTOR * batchNanos / 1_000_000));
+  /** Sleeps between sweep batches; false (flag kept) when the thread is interrupted. */
+  private static boolean pauseForWriters(long nanos) {
     try {
-      Thread.sleep(millis);
+      Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
       return true;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -703,6 +718,7 @@ public final class LedgerEngine {
       return new ResponseTooLarge(toolName, e.bytes, config.maxResponseBytes());
     }
     if (result instanceof TxResult.Done done) {
+      writes.expiring.increment();
       return new Executed(done.record());
     }
     if (result instanceof TxResult.Gone gone) {

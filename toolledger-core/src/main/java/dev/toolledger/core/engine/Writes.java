@@ -4,6 +4,7 @@ import dev.toolledger.core.store.LedgerStore;
 import dev.toolledger.core.store.TransactionWork;
 import dev.toolledger.core.store.TransientStoreException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Runs ledger write transactions with the engine's retry budget: a transaction that meets a
@@ -13,6 +14,12 @@ import java.util.concurrent.ThreadLocalRandom;
 final class Writes {
   private final LedgerStore store;
   private final EngineConfig config;
+
+  /**
+   * Records this node gave a retention (completed operations), counted after their transaction
+   * committed: the pace a sweep must at least match to keep up with expiry ({@link SweepPacing}).
+   */
+  final LongAdder expiring = new LongAdder();
 
   Writes(LedgerStore store, EngineConfig config) {
     this.store = store;
