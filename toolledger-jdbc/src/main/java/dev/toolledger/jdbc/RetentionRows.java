@@ -57,6 +57,28 @@ final class RetentionRows {
   }
 
   /** The tombstone in a result of {@link #SELECT_TOMBSTONE}, if it has a row. */
+  /**
+   * The tombstone in the current row of {@code rs}, whose columns from {@code first} on are {@code
+   * tool, fingerprint, expired_at, tombstone_until} as {@link #SELECT_TOMBSTONE} selects them, all
+   * null when an outer join found none (its {@code tombstone_until} is never null otherwise).
+   */
+  static Optional<Tombstone> readJoined(ResultSet rs, int first, TenantId tenant, OperationKey key)
+      throws SQLException {
+    long until = rs.getLong(first + 3);
+    if (rs.wasNull()) {
+      return Optional.empty();
+    }
+    String fingerprint = rs.getString(first + 1);
+    return Optional.of(
+        new Tombstone(
+            tenant,
+            key,
+            Optional.ofNullable(rs.getString(first)),
+            Optional.ofNullable(fingerprint).map(Fingerprint::new),
+            Instant.ofEpochMilli(rs.getLong(first + 2)),
+            Instant.ofEpochMilli(until)));
+  }
+
   static Optional<Tombstone> read(ResultSet rs, TenantId tenant, OperationKey key)
       throws SQLException {
     if (!rs.next()) {

@@ -35,7 +35,7 @@ public final class CanonicalJson {
     return canonicalize(node).getBytes(StandardCharsets.UTF_8);
   }
 
-  private static void write(JsonNode node, StringBuilder out) {
+  static void write(JsonNode node, StringBuilder out) {
     switch (node.getNodeType()) {
       case OBJECT -> writeObject(node, out);
       case ARRAY -> {
@@ -98,7 +98,7 @@ public final class CanonicalJson {
     }
   }
 
-  private static void writeString(String value, StringBuilder out) {
+  static void writeString(String value, StringBuilder out) {
     out.append('"');
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);

@@ -1,8 +1,7 @@
 package dev.toolledger.core.fingerprint;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 
 /**
@@ -20,11 +19,30 @@ public final class Fingerprinter {
   private Fingerprinter() {}
 
   public static Fingerprint fingerprint(String tool, String version, JsonNode parameters) {
-    ObjectNode intent = JsonNodeFactory.instance.objectNode();
-    intent.set("parameters", parameters);
-    intent.put("tool", tool);
-    intent.put("version", version);
-    return new Fingerprint(sha256Hex(CanonicalJson.canonicalUtf8(intent)));
+    // The canonical form of {"parameters": ..., "tool": ..., "version": ...}, written directly
+    // (its three keys are already in canonical order) rather than through an intent object.
+    StringBuilder out = new StringBuilder(256);
+    out.append("{\"parameters\":");
+    if (parameters == null) {
+      out.append("null");
+    } else {
+      CanonicalJson.write(parameters, out);
+    }
+    out.append(",\"tool\":");
+    text(tool, out);
+    out.append(",\"version\":");
+    text(version, out);
+    out.append('}');
+    return new Fingerprint(sha256Hex(out.toString().getBytes(StandardCharsets.UTF_8)));
+  }
+
+  /** A string as the intent object held it: {@code null} when absent, as Jackson's put did. */
+  private static void text(String value, StringBuilder out) {
+    if (value == null) {
+      out.append("null");
+    } else {
+      CanonicalJson.writeString(value, out);
+    }
   }
 
   static String sha256Hex(byte[] bytes) {

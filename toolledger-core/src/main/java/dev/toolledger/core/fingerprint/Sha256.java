@@ -10,15 +10,31 @@ import java.security.NoSuchAlgorithmException;
  * http-replay}); one digest per thread is looked up once.
  */
 public final class Sha256 {
+  /**
+   * Looked up once; each thread's digest is a clone of it. A new thread's first hash used to look
+   * the algorithm up again through the providers, which showed in a JFR profile of {@code
+   * keyed-create} (the harness starts its threads anew for each slice, as a server may for
+   * requests).
+   */
+  private static final MessageDigest PROTOTYPE = lookUp();
+
   private static final ThreadLocal<MessageDigest> DIGEST =
       ThreadLocal.withInitial(
           () -> {
             try {
-              return MessageDigest.getInstance("SHA-256");
-            } catch (NoSuchAlgorithmException e) {
-              throw new IllegalStateException("SHA-256 is required by the Java platform", e);
+              return (MessageDigest) PROTOTYPE.clone();
+            } catch (CloneNotSupportedException e) {
+              return lookUp();
             }
           });
+
+  private static MessageDigest lookUp() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is required by the Java platform", e);
+    }
+  }
 
   private Sha256() {}
 

@@ -7,6 +7,7 @@ import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
 import com.networknt.schema.path.PathType;
+import com.networknt.schema.walk.WalkConfig;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -33,6 +34,17 @@ public final class ParameterSchema {
                   com.networknt.schema.SchemaRegistryConfig.builder()
                       .pathType(PathType.JSON_POINTER)
                       .build()));
+
+  /** How a walk applies defaults; built once rather than by a builder on every call. */
+  private static final WalkConfig APPLY_PROPERTY_DEFAULTS =
+      WalkConfig.builder()
+          .applyDefaultsStrategy(
+              defaults ->
+                  defaults
+                      .applyPropertyDefaults(true)
+                      .applyPropertyDefaultsIfNull(false)
+                      .applyArrayDefaults(false))
+          .build();
 
   private final JsonNode source;
   private final Schema schema;
@@ -121,18 +133,7 @@ public final class ParameterSchema {
     Objects.requireNonNull(parameters, "parameters");
     JsonNode copy = parameters.deepCopy();
     Result result =
-        schema.walk(
-            copy,
-            true,
-            context ->
-                context.walkConfig(
-                    walk ->
-                        walk.applyDefaultsStrategy(
-                            defaults ->
-                                defaults
-                                    .applyPropertyDefaults(true)
-                                    .applyPropertyDefaultsIfNull(false)
-                                    .applyArrayDefaults(false))));
+        schema.walk(copy, true, context -> context.setWalkConfig(APPLY_PROPERTY_DEFAULTS));
     List<Error> errors = result.getErrors();
     List<Violation> violations = new ArrayList<>(errors.size());
     for (Error error : errors) {

@@ -1,5 +1,6 @@
 package dev.toolledger.jdbc.internal;
 
+import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -27,6 +28,39 @@ public final class GuardedConnection implements InvocationHandler {
   private static final Set<String> REFUSED =
       Set.of("commit", "setAutoCommit", "close", "abort", "setTransactionIsolation", "setReadOnly");
 
+  /*
+   * The proxy classes' constructors, looked up once: Proxy.newProxyInstance checks access and looks
+   * the class up in its cache on every call, and a transactional tool makes a connection, a
+   * statement and a result set proxy per call (a JFR profile of keyed-create on PostgreSQL).
+   */
+  private static final Constructor<?> CONNECTION = proxyConstructor(Connection.class);
+  private static final Constructor<?> STATEMENT = proxyConstructor(Statement.class);
+  private static final Constructor<?> PREPARED = proxyConstructor(PreparedStatement.class);
+  private static final Constructor<?> CALLABLE = proxyConstructor(CallableStatement.class);
+  private static final Constructor<?> RESULT_SET = proxyConstructor(ResultSet.class);
+
+  private static Constructor<?> proxyConstructor(Class<?> type) {
+    try {
+      Constructor<?> constructor =
+          Proxy.newProxyInstance(
+                  Connection.class.getClassLoader(), new Class<?>[] {type}, (p, m, a) -> null)
+              .getClass()
+              .getConstructor(InvocationHandler.class);
+      constructor.setAccessible(true);
+      return constructor;
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("no proxy constructor for " + type.getName(), e);
+    }
+  }
+
+  private static Object proxy(Constructor<?> constructor, InvocationHandler handler) {
+    try {
+      return constructor.newInstance(handler);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot make a proxy", e);
+    }
+  }
+
   private final Connection delegate;
   private final Statements statements;
   private final Consumer<SQLException> observer;
@@ -52,10 +86,7 @@ public final class GuardedConnection implements InvocationHandler {
   public static Connection wrap(
       Connection connection, Statements statements, Consumer<SQLException> observer) {
     GuardedConnection handler = new GuardedConnection(connection, statements, observer);
-    handler.self =
-        (Connection)
-            Proxy.newProxyInstance(
-                Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, handler);
+    handler.self = (Connection) proxy(CONNECTION, handler);
     return handler.self;
   }
 
@@ -99,16 +130,15 @@ public final class GuardedConnection implements InvocationHandler {
   }
 
   private Statement observe(Statement statement) {
-    Class<?> type =
+    Constructor<?> type =
         statement instanceof CallableStatement
-            ? CallableStatement.class
-            : statement instanceof PreparedStatement ? PreparedStatement.class : Statement.class;
+            ? CALLABLE
+            : statement instanceof PreparedStatement ? PREPARED : STATEMENT;
     Statement[] proxy = new Statement[1];
     proxy[0] =
         (Statement)
-            Proxy.newProxyInstance(
-                Connection.class.getClassLoader(),
-                new Class<?>[] {type},
+            proxy(
+                type,
                 (ignored, method, args) -> {
                   if (method.getName().equals("getConnection")) {
                     return self;
@@ -122,9 +152,8 @@ public final class GuardedConnection implements InvocationHandler {
   /** A result set steps the statement: SQLite may report a failed write on the first next(). */
   private ResultSet observe(ResultSet rows, Statement statement) {
     return (ResultSet)
-        Proxy.newProxyInstance(
-            Connection.class.getClassLoader(),
-            new Class<?>[] {ResultSet.class},
+        proxy(
+            RESULT_SET,
             (ignored, method, args) ->
                 method.getName().equals("getStatement") ? statement : call(rows, method, args));
   }
