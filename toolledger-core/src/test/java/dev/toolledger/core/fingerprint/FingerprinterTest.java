@@ -41,4 +41,29 @@ class FingerprinterTest {
         .isEqualTo(
             Fingerprinter.sha256Hex(canonical.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
   }
+
+  @Test
+  void theIntentIsWrittenExactlyAsTheCanonicalFormOfTheIntentObject() {
+    // Fingerprinter writes {"parameters","tool","version"} itself; a stored key's fingerprint
+    // must not change with that, so it must equal canonicalizing the intent as an object.
+    String[][] cases = {
+      {"create-note", "1", "{\"title\":\"a\"}"},
+      {
+        "t\"quoted\\slash",
+        "v\u0001\n",
+        "{\"z\":[1,2.50,{\"b\":null,\"a\":true}],\"é\":\"\u00e9\u20ac\ud83d\ude00\"}"
+      },
+      {"ünïcødé-tool", "2026-12", "{}"},
+      {"x", "1", "[\"not an object\",1e3]"},
+    };
+    for (String[] c : cases) {
+      com.fasterxml.jackson.databind.node.ObjectNode intent = Json.object();
+      intent.set("parameters", Json.parse(c[2]));
+      intent.put("tool", c[0]);
+      intent.put("version", c[1]);
+      assertThat(of(c[0], c[1], c[2]).hex())
+          .as("intent %s %s %s", c[0], c[1], c[2])
+          .isEqualTo(Fingerprinter.sha256Hex(CanonicalJson.canonicalUtf8(intent)));
+    }
+  }
 }

@@ -165,23 +165,18 @@ final class JsonAnswerTransport extends HttpServlet
     }
     McpTransportContext context = contexts.apply(request);
     try {
-      if (!message.has("method")) {
-        // A client's answer to a request of the server's (the gate checked its shape).
+      if (!message.has("method") || !message.has("id")) {
+        // A notification, or a client's answer to a request of the server's (the gate checked
+        // its shape): accepted by the session, answered 202 with no body.
         McpStreamableServerSession session = session(request, response);
         if (session != null) {
-          session
-              .accept(objectMapper.treeToValue(message, McpSchema.JSONRPCResponse.class))
-              .contextWrite(ctx -> ctx.put(McpTransportContext.KEY, context))
-              .block();
-          response.setStatus(HttpServletResponse.SC_ACCEPTED);
-        }
-      } else if (!message.has("id")) {
-        McpStreamableServerSession session = session(request, response);
-        if (session != null) {
-          session
-              .accept(objectMapper.treeToValue(message, McpSchema.JSONRPCNotification.class))
-              .contextWrite(ctx -> ctx.put(McpTransportContext.KEY, context))
-              .block();
+          Mono<Void> accepted =
+              message.has("method")
+                  ? session.accept(
+                      objectMapper.treeToValue(message, McpSchema.JSONRPCNotification.class))
+                  : session.accept(
+                      objectMapper.treeToValue(message, McpSchema.JSONRPCResponse.class));
+          accepted.contextWrite(ctx -> ctx.put(McpTransportContext.KEY, context)).block();
           response.setStatus(HttpServletResponse.SC_ACCEPTED);
         }
       } else {
