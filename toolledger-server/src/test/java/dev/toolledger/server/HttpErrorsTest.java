@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolledger.api.TenantId;
 import dev.toolledger.server.Http.Reply;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -268,33 +266,12 @@ class HttpErrorsTest {
       out.write(RawHttp.ascii("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"));
       out.flush();
       InputStream in = socket.getInputStream();
-      assertThat(statusOfNextResponse(in)).isEqualTo(400);
-      assertThat(statusOfNextResponse(in))
+      assertThat(RawHttp.statusOfNextResponse(in)).isEqualTo(400);
+      assertThat(RawHttp.statusOfNextResponse(in))
           .as("the next request on the same connection")
           .isEqualTo(200);
     }
     assertThat(fixture.operations()).isZero();
-  }
-
-  /** Reads one response (head and Content-Length body) off a kept-alive connection. */
-  private static int statusOfNextResponse(InputStream in) throws IOException {
-    ByteArrayOutputStream head = new ByteArrayOutputStream();
-    while (!head.toString(StandardCharsets.ISO_8859_1).endsWith("\r\n\r\n")) {
-      int b = in.read();
-      if (b < 0) {
-        throw new IOException("the server closed the connection; read so far: " + head);
-      }
-      head.write(b);
-    }
-    String text = head.toString(StandardCharsets.ISO_8859_1);
-    int length = 0;
-    for (String line : text.split("\r\n")) {
-      if (line.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
-        length = Integer.parseInt(line.substring("content-length:".length()).trim());
-      }
-    }
-    in.readNBytes(length);
-    return Integer.parseInt(text.split(" ")[1]);
   }
 
   @Test

@@ -68,6 +68,27 @@ public final class RawHttp {
     return bytes.toByteArray();
   }
 
+  /** Reads one response (head and Content-Length body) off a kept-alive connection. */
+  public static int statusOfNextResponse(InputStream in) throws IOException {
+    ByteArrayOutputStream head = new ByteArrayOutputStream();
+    while (!head.toString(StandardCharsets.ISO_8859_1).endsWith("\r\n\r\n")) {
+      int b = in.read();
+      if (b < 0) {
+        throw new IOException("the server closed the connection; read so far: " + head);
+      }
+      head.write(b);
+    }
+    String text = head.toString(StandardCharsets.ISO_8859_1);
+    int length = 0;
+    for (String line : text.split("\r\n")) {
+      if (line.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
+        length = Integer.parseInt(line.substring("content-length:".length()).trim());
+      }
+    }
+    in.readNBytes(length);
+    return Integer.parseInt(text.split(" ")[1]);
+  }
+
   public static byte[] ascii(String s) {
     return s.getBytes(StandardCharsets.ISO_8859_1);
   }
