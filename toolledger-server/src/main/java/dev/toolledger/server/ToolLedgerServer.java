@@ -6,6 +6,7 @@ import dev.toolledger.server.http.ApiServlet;
 import dev.toolledger.server.http.HealthCheck;
 import dev.toolledger.server.http.OriginCheck;
 import dev.toolledger.server.http.ReadEndpoint;
+import dev.toolledger.server.http.UnreadBodyDrain;
 import dev.toolledger.server.mcp.McpConventions;
 import dev.toolledger.server.mcp.McpOptions;
 import dev.toolledger.server.mcp.McpService;
@@ -160,7 +161,12 @@ public final class ToolLedgerServer implements AutoCloseable {
     public HttpMount mountable() {
       McpService mcpService = mcp.enabled() ? McpService.create(engine, mcp) : null;
       List<HttpMount.FilterEntry> filters = new ArrayList<>();
-      // First of all filters: every later log line of the request carries its correlation id.
+      // Outermost: once any later filter or servlet has answered, the unread rest of the body is
+      // read, so that a refusal on the headers leaves the kept-alive connection usable.
+      filters.add(
+          new HttpMount.FilterEntry(
+              "unread-bodies", new UnreadBodyDrain(config.maxRequestBytes()), "/*"));
+      // Next: every later log line of the request carries its correlation id.
       filters.add(new HttpMount.FilterEntry("request-ids", new RequestIds(), "/*"));
       // Next, before authentication or any servlet: a browser page of a foreign origin (DNS
       // rebinding, CSRF) is refused before anything of the request is looked at.

@@ -68,6 +68,29 @@ public final class RawHttp {
     return bytes.toByteArray();
   }
 
+  /**
+   * Sends {@code head} (request line and headers, without Content-Length or the blank line), waits
+   * until the server has answered on the headers alone, then sends {@code body} and a {@code GET
+   * /health} on the same kept-alive connection: the two statuses, in order. The second is what a
+   * client that pooled the connection after the first answer gets for its next request.
+   */
+  public static int[] refusedThenNextOnSameConnection(URI base, String head, byte[] body)
+      throws IOException, InterruptedException {
+    try (Socket socket = new Socket(base.getHost(), base.getPort())) {
+      socket.setSoTimeout(10_000);
+      OutputStream out = socket.getOutputStream();
+      out.write(ascii(head + "\r\nContent-Length: " + body.length + "\r\n\r\n"));
+      out.flush();
+      Thread.sleep(300); // the body arrives after the server has decided
+      out.write(body);
+      out.write(ascii("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n"));
+      out.flush();
+      InputStream in = socket.getInputStream();
+      int first = statusOfNextResponse(in);
+      return new int[] {first, statusOfNextResponse(in)};
+    }
+  }
+
   /** Reads one response (head and Content-Length body) off a kept-alive connection. */
   public static int statusOfNextResponse(InputStream in) throws IOException {
     ByteArrayOutputStream head = new ByteArrayOutputStream();

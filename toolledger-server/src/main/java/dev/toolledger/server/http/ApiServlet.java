@@ -203,9 +203,6 @@ public final class ApiServlet extends HttpServlet {
               ProblemType.INTERNAL,
               "an unexpected error occurred; if this was a tool call, look its key up before"
                   + " retrying"));
-    } finally {
-      // Refusals answer before reading the body; read it now so the connection stays usable.
-      BoundedBody.discardUnread(request, maxRequestBytes);
     }
   }
 

@@ -104,19 +104,6 @@ final class McpGate extends HttpFilter {
   protected void doFilter(
       HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws IOException, ServletException {
-    try {
-      gate(request, response, chain);
-    } finally {
-      // Refusals answer before reading the body (no token, a wrong Accept header): read it now, as
-      // the HTTP API does, so the connection stays usable. Left unread, Jetty closes the connection
-      // after the answer, and a client that already took it back into its pool sees its next POST
-      // die on it ("header parser received no bytes"), which it must not retry blindly.
-      BoundedBody.discardUnread(request, maxRequestBytes);
-    }
-  }
-
-  private void gate(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
-      throws IOException, ServletException {
     Optional<Problem> several = AuthorizationHeader.several(request);
     if (several.isPresent()) {
       problem(response, several.get());
