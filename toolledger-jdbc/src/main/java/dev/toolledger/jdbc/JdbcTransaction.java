@@ -109,12 +109,18 @@ final class JdbcTransaction implements LedgerTransaction {
    */
   private static final String LOCK_AND_READ =
       KeyLocks.LOCK
-          + "; SELECT o.tenant, o.op_key, o.tool, o.tool_version, o.fingerprint, o.state,"
-          + " o.response_status, o.response_body, o.created_at, o.completed_at, o.expires_at,"
-          + " t.tool, t.fingerprint, t.expired_at, t.tombstone_until"
+          + "; SELECT "
+          + qualified("o", OperationRows.COLUMNS)
+          + ", "
+          + qualified("t", RetentionRows.TOMBSTONE_COLUMNS)
           + " FROM (SELECT 1) AS k"
           + " LEFT JOIN tl_operations o ON o.tenant = ? AND o.op_key = ?"
           + " LEFT JOIN tl_tombstones t ON t.tenant = ? AND t.op_key = ?";
+
+  /** {@code columns} ("a, b") each prefixed with {@code alias} ("x.a, x.b"). */
+  private static String qualified(String alias, String columns) {
+    return alias + "." + columns.replace(", ", ", " + alias + ".");
+  }
 
   private static final String UNIQUE_VIOLATION = "23505";
 
@@ -234,7 +240,7 @@ final class JdbcTransaction implements LedgerTransaction {
               rs.getString(1) != null
                   ? Optional.of(OperationRows.read(rs, operation.tenant(), operation.key()))
                   : Optional.empty();
-          tombstone = RetentionRows.readJoined(rs, 12, operation.tenant(), operation.key());
+          tombstone = RetentionRows.readAt(rs, 12, operation.tenant(), operation.key());
         }
       } catch (SQLException e) {
         if (dialect.isClaimWaitExceeded(e)) {

@@ -31,9 +31,11 @@ final class RetentionRows {
   /** Only final operations are ever swept, whatever their times say. */
   private static final String SWEEPABLE = "state IN ('COMPLETED', 'NOT_EXECUTED')";
 
+  /** A tombstone's columns, in the order {@link #readAt} reads them. */
+  static final String TOMBSTONE_COLUMNS = "tool, fingerprint, expired_at, tombstone_until";
+
   static final String SELECT_TOMBSTONE =
-      "SELECT tool, fingerprint, expired_at, tombstone_until FROM tl_tombstones"
-          + " WHERE tenant = ? AND op_key = ?";
+      "SELECT " + TOMBSTONE_COLUMNS + " FROM tl_tombstones WHERE tenant = ? AND op_key = ?";
 
   /**
    * The condition, for the claim's own statement, that no tombstone live at a given time guards the
@@ -56,13 +58,12 @@ final class RetentionRows {
         rs -> read(rs, tenant, key));
   }
 
-  /** The tombstone in a result of {@link #SELECT_TOMBSTONE}, if it has a row. */
   /**
-   * The tombstone in the current row of {@code rs}, whose columns from {@code first} on are {@code
-   * tool, fingerprint, expired_at, tombstone_until} as {@link #SELECT_TOMBSTONE} selects them, all
-   * null when an outer join found none (its {@code tombstone_until} is never null otherwise).
+   * The tombstone in the current row of {@code rs}, whose columns from {@code first} on are {@link
+   * #TOMBSTONE_COLUMNS}, all null when an outer join found none (its {@code tombstone_until} is
+   * never null otherwise).
    */
-  static Optional<Tombstone> readJoined(ResultSet rs, int first, TenantId tenant, OperationKey key)
+  static Optional<Tombstone> readAt(ResultSet rs, int first, TenantId tenant, OperationKey key)
       throws SQLException {
     long until = rs.getLong(first + 3);
     if (rs.wasNull()) {
@@ -79,20 +80,10 @@ final class RetentionRows {
             Instant.ofEpochMilli(until)));
   }
 
+  /** The tombstone in a result of {@link #SELECT_TOMBSTONE}, if it has a row. */
   static Optional<Tombstone> read(ResultSet rs, TenantId tenant, OperationKey key)
       throws SQLException {
-    if (!rs.next()) {
-      return Optional.empty();
-    }
-    String fingerprint = rs.getString("fingerprint");
-    return Optional.of(
-        new Tombstone(
-            tenant,
-            key,
-            Optional.ofNullable(rs.getString("tool")),
-            Optional.ofNullable(fingerprint).map(Fingerprint::new),
-            Instant.ofEpochMilli(rs.getLong("expired_at")),
-            Instant.ofEpochMilli(rs.getLong("tombstone_until"))));
+    return rs.next() ? readAt(rs, 1, tenant, key) : Optional.empty();
   }
 
   /** An operation the sweep deleted. */

@@ -79,7 +79,7 @@ final class Upstream {
 
   private final Duration connectTimeout;
   private final int maxBodyBytes;
-  private CloseableHttpClient client;
+  private volatile CloseableHttpClient client;
 
   Upstream(Duration connectTimeout, int maxBodyBytes) {
     this.connectTimeout = connectTimeout;
@@ -113,8 +113,16 @@ final class Upstream {
     }
   }
 
-  /** Built on first use, so that defining a tool opens nothing. */
-  private synchronized CloseableHttpClient client() {
+  /**
+   * Built on first use, so that defining a tool opens nothing. Once built, a call takes it with a
+   * volatile read, without a monitor that sixteen concurrent calls would contend for.
+   */
+  private CloseableHttpClient client() {
+    CloseableHttpClient built = client;
+    return built != null ? built : build();
+  }
+
+  private synchronized CloseableHttpClient build() {
     if (client == null) {
       client =
           HttpClients.custom()

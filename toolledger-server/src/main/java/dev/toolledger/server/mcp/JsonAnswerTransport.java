@@ -277,11 +277,7 @@ final class JsonAnswerTransport extends HttpServlet
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("an MCP answer could not be serialized", e);
     }
-    response.setStatus(HttpServletResponse.SC_OK);
-    response.setHeader("Cache-Control", "no-store");
-    response.setContentType("application/json");
-    response.setContentLength(bytes.length);
-    response.getOutputStream().write(bytes);
+    McpGate.write(response, HttpServletResponse.SC_OK, "application/json", bytes);
   }
 
   /**

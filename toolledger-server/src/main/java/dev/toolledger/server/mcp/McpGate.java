@@ -419,7 +419,12 @@ final class McpGate extends HttpFilter {
 
   private static void write(HttpServletResponse response, int status, String type, String body)
       throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    write(response, status, type, body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** Every answer of the MCP endpoint, the gate's and the transport's: never cached. */
+  static void write(HttpServletResponse response, int status, String type, byte[] bytes)
+      throws IOException {
     response.setStatus(status);
     response.setHeader("Cache-Control", "no-store");
     response.setContentType(type);
