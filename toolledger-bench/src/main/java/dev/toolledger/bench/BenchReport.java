@@ -61,6 +61,10 @@ public final class BenchReport {
         // design that records in the effect's transaction), and how much the engine adds.
         ratio(ratios, store, threads, "keyed-floor", "bare-insert", 0);
         ratio(ratios, store, threads, "keyed-create", "keyed-floor", 0);
+        // The same split with the key's decision in the floor (keyed-floor-decided): what deciding
+        // before the tool runs costs any such design, and what the engine's Java adds to it.
+        ratio(ratios, store, threads, "keyed-floor-decided", "keyed-floor", 0);
+        ratio(ratios, store, threads, "keyed-create", "keyed-floor-decided", 0);
         if (threads == maxThreads) {
           ratio(ratios, store, threads, "http-keyed-create", "keyed-create", 0.7);
         }

@@ -44,6 +44,7 @@ final class Scenarios {
           "peer-dbos-replay",
           "two-phase",
           "keyed-floor",
+          "keyed-floor-decided",
           "http-keyed-create",
           "http-replay",
           "http-floor-servlet",
@@ -75,6 +76,7 @@ final class Scenarios {
     }
     all.add(new TwoPhase(target, keys));
     all.add(new KeyedFloor(target, keys));
+    all.add(new KeyedFloorDecided(target, keys));
     all.add(new HttpKeyedCreate(target, keys));
     all.add(new HttpReplay(target));
     all.add(new HttpFloor(target, "http-floor-servlet", HttpFloors.SERVLET));
@@ -673,7 +675,206 @@ final class Scenarios {
     }
 
     /** A fingerprint's length: what the ledger stores, not what it computes. */
-    private static final String FLOOR_FINGERPRINT = "0".repeat(64);
+    static final String FLOOR_FINGERPRINT = "0".repeat(64);
+  }
+
+  /**
+   * {@code keyed-floor} plus what a design must do to decide, before the tool runs, whether a key
+   * is new, under the issue's own rule that a replay opens no write transaction; as plain JDBC,
+   * with no engine, no validation and no fingerprint. It writes what {@code keyed-floor} writes,
+   * and first reads the key as the ledger's claim does, with the ledger's statements:
+   *
+   * <ul>
+   *   <li><b>SQLite</b>: the key's row read in auto-commit on a read connection of the thread's own
+   *       (prepared once, as the store's read connections keep theirs) before the write transaction
+   *       (a replay must not take the database's only write lock), then, under that lock, the row
+   *       and the key's tombstone read again (what was read before the lock decides nothing).
+   *   <li><b>PostgreSQL</b>: in the transaction's first round trip, with the driver's {@code
+   *       BEGIN}, the key's transaction-scoped advisory lock and one read of its row and tombstone;
+   *       the row is then inserted with the {@code COMMIT}, in one round trip, as the ledger's
+   *       record is. Three round trips, as {@code keyed-floor}'s.
+   * </ul>
+   *
+   * <p>{@code keyed-create / keyed-floor-decided} is then what the engine's Java adds to those
+   * statements, and {@code keyed-floor-decided / keyed-floor} what deciding first costs any design
+   * that keeps a replay out of write transactions and never runs a tool for a recorded key.
+   */
+  static final class KeyedFloorDecided implements Scenario, AutoCloseable {
+    private static final String ROW =
+        "SELECT tenant, op_key, tool, tool_version, fingerprint, state, response_status,"
+            + " response_body, created_at, completed_at, expires_at FROM bench_floor"
+            + " WHERE tenant = ? AND op_key = ?";
+    private static final String TOMBSTONE =
+        "SELECT tool, fingerprint, expired_at, tombstone_until FROM bench_floor_tombstones"
+            + " WHERE tenant = ? AND op_key = ?";
+    private static final String LOCK_AND_READ =
+        "SELECT pg_advisory_xact_lock(?); SELECT o.tenant, o.op_key, o.tool, o.tool_version,"
+            + " o.fingerprint, o.state, o.response_status, o.response_body, o.created_at,"
+            + " o.completed_at, o.expires_at, t.tool, t.fingerprint, t.expired_at,"
+            + " t.tombstone_until FROM (SELECT 1) AS k"
+            + " LEFT JOIN bench_floor o ON o.tenant = ? AND o.op_key = ?"
+            + " LEFT JOIN bench_floor_tombstones t ON t.tenant = ? AND t.op_key = ?";
+    private static final String INSERT =
+        "INSERT INTO bench_floor (tenant, op_key, tool, tool_version, fingerprint, state,"
+            + " response_status, response_body, created_at, completed_at, expires_at)"
+            + " VALUES (?, ?, 'create-note', '1', ?, 'COMPLETED', 201, ?, ?, ?, ?)";
+
+    private final Target target;
+    private final AtomicLong keys;
+    private final PlainTransactions plain;
+
+    /** SQLite: each harness thread's read connection and its prepared read (see the class). */
+    private final Map<Integer, PreparedStatement> reads = new ConcurrentHashMap<>();
+
+    /** SQLite: the one writer's turn, its connection and its statements (see writeOnSqlite). */
+    private final java.util.concurrent.Semaphore writer =
+        new java.util.concurrent.Semaphore(1, true);
+
+    private java.sql.Connection write;
+    private final Map<String, PreparedStatement> writeStatements = new java.util.HashMap<>();
+
+    KeyedFloorDecided(Target target, AtomicLong keys) {
+      this.target = target;
+      this.keys = keys;
+      this.plain = new PlainTransactions(target);
+    }
+
+    @Override
+    public String name() {
+      return "keyed-floor-decided";
+    }
+
+    @Override
+    public void run(int thread, long sequence) throws Exception {
+      String key = newKey(target, keys);
+      if (target.sqliteUrl.isPresent()) {
+        PreparedStatement read = reads.computeIfAbsent(thread, t -> openRead());
+        if (readsARow(read, key)) {
+          throw new IllegalStateException("a new key was found: " + key);
+        }
+        writeOnSqlite(key);
+        return;
+      }
+      plain.run(
+          connection -> {
+            try (PreparedStatement ps = connection.prepareStatement(LOCK_AND_READ)) {
+              // Any stable 64-bit number of the key will do for a floor; the ledger's is SHA-256's.
+              ps.setLong(1, ((long) Target.TENANT.value().hashCode() << 32) ^ key.hashCode());
+              ps.setString(2, Target.TENANT.value());
+              ps.setString(3, key);
+              ps.setString(4, Target.TENANT.value());
+              ps.setString(5, key);
+              ps.execute();
+              if (!ps.getMoreResults()) {
+                throw new IllegalStateException("the lock's read returned no rows");
+              }
+              try (ResultSet rs = ps.getResultSet()) {
+                // Columns 1 and 14 (the row's tenant, the tombstone's expired_at) are never null in
+                // a row.
+                if (!rs.next() || rs.getString(1) != null || rs.getObject(14) != null) {
+                  throw new IllegalStateException("a new key was found: " + key);
+                }
+              }
+            }
+            long now = System.currentTimeMillis();
+            long id = BareInsert.insertNote(connection, now);
+            try (PreparedStatement ps = connection.prepareStatement(INSERT + "; COMMIT")) {
+              bindRow(ps, key, id, now);
+              ps.execute();
+            }
+            // The server ended the transaction; the driver's commit() that follows is a no-op.
+            return null;
+          });
+    }
+
+    /**
+     * SQLite's write: one writer at a time on a connection this scenario holds, its statements
+     * prepared once, as the store's writer keeps its own ({@code BEGIN IMMEDIATE}, the reads under
+     * the lock, the row's insert, {@code COMMIT}); the note's insert is prepared per call, as the
+     * harness's create-note tool does.
+     */
+    private void writeOnSqlite(String key) throws Exception {
+      writer.acquire();
+      try {
+        if (write == null) {
+          write = target.store.dataSource().getConnection();
+        }
+        kept("BEGIN IMMEDIATE").execute();
+        try {
+          if (readsARow(kept(ROW), key) || readsARow(kept(TOMBSTONE), key)) {
+            throw new IllegalStateException("a new key was found: " + key);
+          }
+          long now = System.currentTimeMillis();
+          long id = BareInsert.insertNote(write, now);
+          PreparedStatement insert = kept(INSERT);
+          bindRow(insert, key, id, now);
+          insert.executeUpdate();
+        } catch (Exception e) {
+          kept("ROLLBACK").execute();
+          throw e;
+        }
+        kept("COMMIT").execute();
+      } finally {
+        writer.release();
+      }
+    }
+
+    private PreparedStatement kept(String sql) throws java.sql.SQLException {
+      PreparedStatement statement = writeStatements.get(sql);
+      if (statement == null) {
+        statement = write.prepareStatement(sql);
+        writeStatements.put(sql, statement);
+      }
+      return statement;
+    }
+
+    private static boolean readsARow(PreparedStatement read, String key) throws Exception {
+      read.setString(1, Target.TENANT.value());
+      read.setString(2, key);
+      try (ResultSet rs = read.executeQuery()) {
+        return rs.next();
+      }
+    }
+
+    private static void bindRow(PreparedStatement ps, String key, long id, long now)
+        throws Exception {
+      ps.setString(1, Target.TENANT.value());
+      ps.setString(2, key);
+      ps.setString(3, KeyedFloor.FLOOR_FINGERPRINT);
+      ps.setString(
+          4,
+          "{\"id\":" + id + ",\"title\":\"benchmark note\",\"body\":\"a note of ordinary size\"}");
+      ps.setLong(5, now);
+      ps.setLong(6, now);
+      ps.setLong(7, now + Duration.ofDays(7).toMillis());
+    }
+
+    private PreparedStatement openRead() {
+      try {
+        return java.sql.DriverManager.getConnection(target.sqliteUrl.orElseThrow())
+            .prepareStatement(ROW);
+      } catch (java.sql.SQLException e) {
+        throw new IllegalStateException("cannot open a read connection: " + e.getMessage(), e);
+      }
+    }
+
+    @Override
+    public void close() throws Exception {
+      for (PreparedStatement read : reads.values()) {
+        java.sql.Connection connection = read.getConnection();
+        read.close();
+        connection.close();
+      }
+      reads.clear();
+      for (PreparedStatement statement : writeStatements.values()) {
+        statement.close();
+      }
+      writeStatements.clear();
+      if (write != null) {
+        write.close();
+        write = null;
+      }
+    }
   }
 
   /** create-note through the real HTTP server, a new key each time. */

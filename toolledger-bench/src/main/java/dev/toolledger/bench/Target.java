@@ -50,6 +50,9 @@ final class Target implements AutoCloseable {
   /** The PostgreSQL URL of this target's schema; empty for SQLite. */
   final Optional<String> postgresUrl;
 
+  /** The SQLite file's JDBC URL; empty for PostgreSQL. */
+  final Optional<String> sqliteUrl;
+
   private DbosPeer dbos;
 
   /** The upstream of the declarative {@value #REMOTE_TOOL} tool. */
@@ -70,9 +73,11 @@ final class Target implements AutoCloseable {
       String name,
       JdbcLedgerStore store,
       Optional<Path> directory,
+      Optional<String> sqliteUrl,
       Optional<String> postgresUrl,
       Runnable cleanup) {
     this.name = name;
+    this.sqliteUrl = sqliteUrl;
     this.postgresUrl = postgresUrl;
     this.store = store;
     this.directory = directory;
@@ -192,7 +197,18 @@ final class Target implements AutoCloseable {
             "CREATE INDEX bench_floor_expiry ON bench_floor (expires_at)"
                 + " WHERE expires_at IS NOT NULL",
             "CREATE INDEX bench_floor_unknown ON bench_floor (created_at)"
-                + " WHERE state = 'UNKNOWN'"));
+                + " WHERE state = 'UNKNOWN'"),
+        // The keyed-floor-decided scenario reads a key's tombstone as the claim does:
+        // tl_tombstones'
+        // columns and index.
+        Migration.portable(
+            3,
+            "the keyed-floor-decided scenario's tombstones",
+            "CREATE TABLE bench_floor_tombstones (tenant TEXT NOT NULL, op_key TEXT NOT NULL,"
+                + " tool TEXT, fingerprint TEXT, expired_at BIGINT NOT NULL,"
+                + " tombstone_until BIGINT NOT NULL, PRIMARY KEY (tenant, op_key))",
+            "CREATE INDEX bench_floor_tombstones_until ON bench_floor_tombstones"
+                + " (tombstone_until)"));
   }
 
   static Target sqlite(String name, Path file, Synchronous synchronous) {
@@ -204,7 +220,12 @@ final class Target implements AutoCloseable {
                 .migrations(PluginRegistration.migrations(NotesTables.schema()), benchTables())
                 .build());
     return new Target(
-        name, store, Optional.of(file.toAbsolutePath().getParent()), Optional.empty(), () -> {});
+        name,
+        store,
+        Optional.of(file.toAbsolutePath().getParent()),
+        Optional.of("jdbc:sqlite:" + file.toAbsolutePath()),
+        Optional.empty(),
+        () -> {});
   }
 
   /** A PostgreSQL target in a new schema of the given database, dropped by {@link #close()}. */
@@ -226,6 +247,7 @@ final class Target implements AutoCloseable {
     return new Target(
         "postgresql",
         store,
+        Optional.empty(),
         Optional.empty(),
         Optional.of(scoped),
         () -> {

@@ -108,6 +108,8 @@ class BenchReportTest {
                 Map.entry("sqlite-full/1/replay:keyed-create", 5.0),
                 Map.entry("sqlite-full/1/keyed-floor:bare-insert", 0.0),
                 Map.entry("sqlite-full/1/keyed-create:keyed-floor", 0.0),
+                Map.entry("sqlite-full/1/keyed-floor-decided:keyed-floor", 0.0),
+                Map.entry("sqlite-full/1/keyed-create:keyed-floor-decided", 0.0),
                 Map.entry("sqlite-full/1/http-keyed-create:keyed-create", 0.7),
                 // Issue 13's MCP target on the durable stores.
                 Map.entry("sqlite-full/1/mcp-keyed-create:http-keyed-create", 0.7),
@@ -128,6 +130,8 @@ class BenchReportTest {
                 Map.entry("sqlite-normal/1/replay:keyed-create", 5.0),
                 Map.entry("sqlite-normal/1/keyed-floor:bare-insert", 0.0),
                 Map.entry("sqlite-normal/1/keyed-create:keyed-floor", 0.0),
+                Map.entry("sqlite-normal/1/keyed-floor-decided:keyed-floor", 0.0),
+                Map.entry("sqlite-normal/1/keyed-create:keyed-floor-decided", 0.0),
                 Map.entry("sqlite-normal/1/http-keyed-create:keyed-create", 0.7),
                 Map.entry("sqlite-normal/1/mcp-keyed-create:http-keyed-create", 0.0),
                 Map.entry("sqlite-normal/1/mcp-raw-keyed-create:http-keyed-create", 0.0),

@@ -23,7 +23,8 @@ import picocli.CommandLine.Option;
     subcommands = {BenchCommand.Scale.class, BenchCommand.Memory.class},
     description =
         "Measure the ledger's scenarios (bare-insert, keyed-create, keyed-create-limited,"
-            + " replay, two-phase, keyed-floor, http-keyed-create, http-replay, mcp-keyed-create"
+            + " replay, two-phase, keyed-floor, keyed-floor-decided, http-keyed-create, http-replay,"
+            + " mcp-keyed-create"
             + " with the MCP SDK's client on its own transport, mcp-lean-keyed-create with the SDK's"
             + " client on toolledger-client-mcp's lean transport, mcp-raw-keyed-create with raw"
             + " JSON-RPC) interleaved on"
