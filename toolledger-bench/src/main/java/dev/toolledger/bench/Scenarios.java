@@ -652,23 +652,8 @@ final class Scenarios {
           connection -> {
             long now = System.currentTimeMillis();
             long id = BareInsert.insertNote(connection, now);
-            try (PreparedStatement ps =
-                connection.prepareStatement(
-                    "INSERT INTO bench_floor (tenant, op_key, tool, tool_version, fingerprint,"
-                        + " state, response_status, response_body, created_at, completed_at,"
-                        + " expires_at) VALUES (?, ?, 'create-note', '1', ?, 'COMPLETED', 201, ?,"
-                        + " ?, ?, ?)")) {
-              ps.setString(1, Target.TENANT.value());
-              ps.setString(2, key);
-              ps.setString(3, FLOOR_FINGERPRINT);
-              ps.setString(
-                  4,
-                  "{\"id\":"
-                      + id
-                      + ",\"title\":\"benchmark note\",\"body\":\"a note of ordinary size\"}");
-              ps.setLong(5, now);
-              ps.setLong(6, now);
-              ps.setLong(7, now + Duration.ofDays(7).toMillis());
+            try (PreparedStatement ps = connection.prepareStatement(INSERT_ROW)) {
+              bindRow(ps, key, id, now);
               return ps.executeUpdate();
             }
           });
@@ -676,6 +661,24 @@ final class Scenarios {
 
     /** A fingerprint's length: what the ledger stores, not what it computes. */
     static final String FLOOR_FINGERPRINT = "0".repeat(64);
+
+    /** The completed, ledger-shaped row; bound by {@link #bindRow}. */
+    static final String INSERT_ROW =
+        "INSERT INTO bench_floor (tenant, op_key, tool, tool_version, fingerprint, state,"
+            + " response_status, response_body, created_at, completed_at, expires_at)"
+            + " VALUES (?, ?, 'create-note', '1', ?, 'COMPLETED', 201, ?, ?, ?, ?)";
+
+    static void bindRow(PreparedStatement ps, String key, long id, long now) throws Exception {
+      ps.setString(1, Target.TENANT.value());
+      ps.setString(2, key);
+      ps.setString(3, FLOOR_FINGERPRINT);
+      ps.setString(
+          4,
+          "{\"id\":" + id + ",\"title\":\"benchmark note\",\"body\":\"a note of ordinary size\"}");
+      ps.setLong(5, now);
+      ps.setLong(6, now);
+      ps.setLong(7, now + Duration.ofDays(7).toMillis());
+    }
   }
 
   /**
@@ -714,10 +717,6 @@ final class Scenarios {
             + " t.tombstone_until FROM (SELECT 1) AS k"
             + " LEFT JOIN bench_floor o ON o.tenant = ? AND o.op_key = ?"
             + " LEFT JOIN bench_floor_tombstones t ON t.tenant = ? AND t.op_key = ?";
-    private static final String INSERT =
-        "INSERT INTO bench_floor (tenant, op_key, tool, tool_version, fingerprint, state,"
-            + " response_status, response_body, created_at, completed_at, expires_at)"
-            + " VALUES (?, ?, 'create-note', '1', ?, 'COMPLETED', 201, ?, ?, ?, ?)";
 
     private final Target target;
     private final AtomicLong keys;
@@ -778,8 +777,9 @@ final class Scenarios {
             }
             long now = System.currentTimeMillis();
             long id = BareInsert.insertNote(connection, now);
-            try (PreparedStatement ps = connection.prepareStatement(INSERT + "; COMMIT")) {
-              bindRow(ps, key, id, now);
+            try (PreparedStatement ps =
+                connection.prepareStatement(KeyedFloor.INSERT_ROW + "; COMMIT")) {
+              KeyedFloor.bindRow(ps, key, id, now);
               ps.execute();
             }
             // The server ended the transaction; the driver's commit() that follows is a no-op.
@@ -806,8 +806,8 @@ final class Scenarios {
           }
           long now = System.currentTimeMillis();
           long id = BareInsert.insertNote(write, now);
-          PreparedStatement insert = kept(INSERT);
-          bindRow(insert, key, id, now);
+          PreparedStatement insert = kept(KeyedFloor.INSERT_ROW);
+          KeyedFloor.bindRow(insert, key, id, now);
           insert.executeUpdate();
         } catch (Exception e) {
           kept("ROLLBACK").execute();
@@ -834,19 +834,6 @@ final class Scenarios {
       try (ResultSet rs = read.executeQuery()) {
         return rs.next();
       }
-    }
-
-    private static void bindRow(PreparedStatement ps, String key, long id, long now)
-        throws Exception {
-      ps.setString(1, Target.TENANT.value());
-      ps.setString(2, key);
-      ps.setString(3, KeyedFloor.FLOOR_FINGERPRINT);
-      ps.setString(
-          4,
-          "{\"id\":" + id + ",\"title\":\"benchmark note\",\"body\":\"a note of ordinary size\"}");
-      ps.setLong(5, now);
-      ps.setLong(6, now);
-      ps.setLong(7, now + Duration.ofDays(7).toMillis());
     }
 
     private PreparedStatement openRead() {
