@@ -187,14 +187,21 @@ class UpstreamExchangeTest {
 
   @Test
   void closedPortIsCertainlyNothingSent() throws Exception {
-    int port = server.getLocalPort();
-    server.close();
-    Upstream upstream = new Upstream(Duration.ofSeconds(2), 1024);
-    Upstream.Call call =
-        new Upstream.Call("POST", URI.create("http://127.0.0.1:" + port + "/x"), List.of(), null);
+    // A port bound but not listening refuses connections, and stays ours for the whole test: a
+    // port freed by closing a server could be taken by another test's listener in between.
+    try (Socket bound = new Socket()) {
+      bound.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+      Upstream upstream = new Upstream(Duration.ofSeconds(2), 1024);
+      Upstream.Call call =
+          new Upstream.Call(
+              "POST",
+              URI.create("http://127.0.0.1:" + bound.getLocalPort() + "/x"),
+              List.of(),
+              null);
 
-    assertThatThrownBy(() -> upstream.exchange(call, Duration.ofSeconds(5)))
-        .isInstanceOf(Upstream.NothingSent.class)
-        .hasMessageContaining("refused");
+      assertThatThrownBy(() -> upstream.exchange(call, Duration.ofSeconds(5)))
+          .isInstanceOf(Upstream.NothingSent.class)
+          .hasMessageContaining("refused");
+    }
   }
 }
