@@ -68,7 +68,9 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--chart", paramLabel = "FILE", description = "Write a PNG bar chart.")
   Path chart;
 
-  @Option(names = "--quick", description = "A short run that finishes in about a minute.")
+  @Option(
+      names = "--quick",
+      description = "A short run: about a minute on SQLite, two with PostgreSQL.")
   boolean quick;
 
   @Option(
