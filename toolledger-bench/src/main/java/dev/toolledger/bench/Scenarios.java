@@ -372,14 +372,25 @@ final class Scenarios {
         java.sql.Connection connection, String tenant, String title, String body, long now)
         throws Exception {
       try (PreparedStatement ps = connection.prepareStatement(INSERT)) {
-        ps.setString(1, tenant);
-        ps.setString(2, title);
-        ps.setString(3, body);
-        ps.setLong(4, now);
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          return rs.getLong(1);
-        }
+        return insertNote(ps, tenant, title, body, now);
+      }
+    }
+
+    /** The benchmark note through {@code ps}, a statement of {@link #INSERT} the caller keeps. */
+    static long insertNote(PreparedStatement ps, long now) throws Exception {
+      return insertNote(
+          ps, Target.TENANT.value(), "benchmark note", "a note of ordinary size", now);
+    }
+
+    private static long insertNote(
+        PreparedStatement ps, String tenant, String title, String body, long now) throws Exception {
+      ps.setString(1, tenant);
+      ps.setString(2, title);
+      ps.setString(3, body);
+      ps.setLong(4, now);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
       }
     }
   }
@@ -703,20 +714,33 @@ final class Scenarios {
    * that keeps a replay out of write transactions and never runs a tool for a recorded key.
    */
   static final class KeyedFloorDecided implements Scenario, AutoCloseable {
+    /** The ledger's record columns and tombstone columns, as its claim reads them. */
+    private static final String ROW_COLUMNS =
+        "tenant, op_key, tool, tool_version, fingerprint, state, response_status, response_body,"
+            + " created_at, completed_at, expires_at";
+
+    private static final String TOMBSTONE_COLUMNS =
+        "tool, fingerprint, expired_at, tombstone_until";
+
     private static final String ROW =
-        "SELECT tenant, op_key, tool, tool_version, fingerprint, state, response_status,"
-            + " response_body, created_at, completed_at, expires_at FROM bench_floor"
-            + " WHERE tenant = ? AND op_key = ?";
+        "SELECT " + ROW_COLUMNS + " FROM bench_floor WHERE tenant = ? AND op_key = ?";
     private static final String TOMBSTONE =
-        "SELECT tool, fingerprint, expired_at, tombstone_until FROM bench_floor_tombstones"
-            + " WHERE tenant = ? AND op_key = ?";
+        "SELECT "
+            + TOMBSTONE_COLUMNS
+            + " FROM bench_floor_tombstones WHERE tenant = ? AND op_key = ?";
     private static final String LOCK_AND_READ =
-        "SELECT pg_advisory_xact_lock(?); SELECT o.tenant, o.op_key, o.tool, o.tool_version,"
-            + " o.fingerprint, o.state, o.response_status, o.response_body, o.created_at,"
-            + " o.completed_at, o.expires_at, t.tool, t.fingerprint, t.expired_at,"
-            + " t.tombstone_until FROM (SELECT 1) AS k"
+        "SELECT pg_advisory_xact_lock(?); SELECT "
+            + qualified("o", ROW_COLUMNS)
+            + ", "
+            + qualified("t", TOMBSTONE_COLUMNS)
+            + " FROM (SELECT 1) AS k"
             + " LEFT JOIN bench_floor o ON o.tenant = ? AND o.op_key = ?"
             + " LEFT JOIN bench_floor_tombstones t ON t.tenant = ? AND t.op_key = ?";
+
+    /** {@code columns} ("a, b") each prefixed with {@code alias} ("x.a, x.b"). */
+    private static String qualified(String alias, String columns) {
+      return alias + "." + columns.replace(", ", ", " + alias + ".");
+    }
 
     private final Target target;
     private final AtomicLong keys;
@@ -768,8 +792,7 @@ final class Scenarios {
                 throw new IllegalStateException("the lock's read returned no rows");
               }
               try (ResultSet rs = ps.getResultSet()) {
-                // Columns 1 and 14 (the row's tenant, the tombstone's expired_at) are never null in
-                // a row.
+                // Column 1 is the row's tenant, 14 the tombstone's expired_at: never null in a row.
                 if (!rs.next() || rs.getString(1) != null || rs.getObject(14) != null) {
                   throw new IllegalStateException("a new key was found: " + key);
                 }
@@ -805,16 +828,7 @@ final class Scenarios {
             throw new IllegalStateException("a new key was found: " + key);
           }
           long now = System.currentTimeMillis();
-          PreparedStatement note = kept(BareInsert.INSERT);
-          note.setString(1, Target.TENANT.value());
-          note.setString(2, "benchmark note");
-          note.setString(3, "a note of ordinary size");
-          note.setLong(4, now);
-          long id;
-          try (ResultSet rs = note.executeQuery()) {
-            rs.next();
-            id = rs.getLong(1);
-          }
+          long id = BareInsert.insertNote(kept(BareInsert.INSERT), now);
           PreparedStatement insert = kept(KeyedFloor.INSERT_ROW);
           KeyedFloor.bindRow(insert, key, id, now);
           insert.executeUpdate();

@@ -198,9 +198,8 @@ final class Target implements AutoCloseable {
                 + " WHERE expires_at IS NOT NULL",
             "CREATE INDEX bench_floor_unknown ON bench_floor (created_at)"
                 + " WHERE state = 'UNKNOWN'"),
-        // The keyed-floor-decided scenario reads a key's tombstone as the claim does:
-        // tl_tombstones'
-        // columns and index.
+        // The keyed-floor-decided scenario reads a key's tombstone as the claim does: the columns
+        // and index of tl_tombstones.
         Migration.portable(
             3,
             "the keyed-floor-decided scenario's tombstones",
