@@ -724,18 +724,23 @@ final class Scenarios {
 
     private static final String ROW =
         "SELECT " + ROW_COLUMNS + " FROM bench_floor WHERE tenant = ? AND op_key = ?";
+
     private static final String TOMBSTONE =
         "SELECT "
             + TOMBSTONE_COLUMNS
             + " FROM bench_floor_tombstones WHERE tenant = ? AND op_key = ?";
-    private static final String LOCK_AND_READ =
-        "SELECT pg_advisory_xact_lock(?); SELECT "
+
+    /** PostgreSQL: the row and the tombstone in one read, as the ledger's claim reads them. */
+    private static final String READ_KEY =
+        "SELECT "
             + qualified("o", ROW_COLUMNS)
             + ", "
             + qualified("t", TOMBSTONE_COLUMNS)
             + " FROM (SELECT 1) AS k"
             + " LEFT JOIN bench_floor o ON o.tenant = ? AND o.op_key = ?"
             + " LEFT JOIN bench_floor_tombstones t ON t.tenant = ? AND t.op_key = ?";
+
+    private static final String LOCK_AND_READ = "SELECT pg_advisory_xact_lock(?); " + READ_KEY;
 
     /** {@code columns} ("a, b") each prefixed with {@code alias} ("x.a, x.b"). */
     private static String qualified(String alias, String columns) {
@@ -783,17 +788,13 @@ final class Scenarios {
             try (PreparedStatement ps = connection.prepareStatement(LOCK_AND_READ)) {
               // Any stable 64-bit number of the key will do for a floor; the ledger's is SHA-256's.
               ps.setLong(1, ((long) Target.TENANT.value().hashCode() << 32) ^ key.hashCode());
-              ps.setString(2, Target.TENANT.value());
-              ps.setString(3, key);
-              ps.setString(4, Target.TENANT.value());
-              ps.setString(5, key);
+              bindKeyRead(ps, 2, key);
               ps.execute();
               if (!ps.getMoreResults()) {
                 throw new IllegalStateException("the lock's read returned no rows");
               }
               try (ResultSet rs = ps.getResultSet()) {
-                // Column 1 is the row's tenant, 14 the tombstone's expired_at: never null in a row.
-                if (!rs.next() || rs.getString(1) != null || rs.getObject(14) != null) {
+                if (keyIsTaken(rs)) {
                   throw new IllegalStateException("a new key was found: " + key);
                 }
               }
@@ -831,7 +832,16 @@ final class Scenarios {
           long id = BareInsert.insertNote(kept(BareInsert.INSERT), now);
           PreparedStatement insert = kept(KeyedFloor.INSERT_ROW);
           KeyedFloor.bindRow(insert, key, id, now);
-          insert.executeUpdate();
+          // As the ledger runs its own inserts: without the driver's SELECT last_insert_rowid()
+          // after each one, which only getGeneratedKeys() would read.
+          org.sqlite.SQLiteConnectionConfig config =
+              write.unwrap(org.sqlite.SQLiteConnection.class).getConnectionConfig();
+          config.setGetGeneratedKeys(false);
+          try {
+            insert.executeUpdate();
+          } finally {
+            config.setGetGeneratedKeys(true);
+          }
         } catch (Exception e) {
           kept("ROLLBACK").execute();
           throw e;
@@ -849,6 +859,22 @@ final class Scenarios {
         writeStatements.put(sql, statement);
       }
       return statement;
+    }
+
+    private static void bindKeyRead(PreparedStatement ps, int first, String key)
+        throws java.sql.SQLException {
+      ps.setString(first, Target.TENANT.value());
+      ps.setString(first + 1, key);
+      ps.setString(first + 2, Target.TENANT.value());
+      ps.setString(first + 3, key);
+    }
+
+    /** Column 1 is the row's tenant, 14 the tombstone's expired_at: never null in a row. */
+    private static boolean keyIsTaken(ResultSet rs) throws java.sql.SQLException {
+      if (!rs.next()) {
+        throw new IllegalStateException("the key's read returned no row");
+      }
+      return rs.getString(1) != null || rs.getObject(14) != null;
     }
 
     private static boolean readsARow(PreparedStatement read, String key) throws Exception {

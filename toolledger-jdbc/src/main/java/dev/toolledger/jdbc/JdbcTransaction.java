@@ -97,25 +97,31 @@ final class JdbcTransaction implements LedgerTransaction {
   private static final String INSERT_COMPLETED_AND_COMMIT = INSERT_COMPLETED + "; COMMIT";
 
   /**
-   * PostgreSQL's claim, in one round trip (with the driver's {@code BEGIN}): the key's advisory
-   * lock, then one read of the key's record and its tombstone. At READ COMMITTED a statement reads
-   * with a snapshot taken when it starts, so the read, which starts once the lock is granted, sees
-   * whatever the lock's previous holder committed. Both rows come from that one snapshot: a sweep
-   * deletes the one and inserts the other in one commit, so the read sees either the record or the
-   * tombstone, never neither. One row always comes back (both joins are outer): columns 1 to 11 are
-   * the record's ({@link OperationRows#COLUMNS}, null when there is none), 12 to 15 the
-   * tombstone's. One read rather than two saves the driver a statement and a result set per new key
-   * (a JFR profile of keyed-create).
+   * The key's record and its tombstone in one read, from one snapshot: a sweep deletes the one and
+   * inserts the other in one commit, so the read sees either the record or the tombstone, never
+   * neither. One row always comes back (both joins are outer): columns 1 to 11 are the record's
+   * ({@link OperationRows#COLUMNS}, null when there is none), 12 to 15 the tombstone's. On
+   * PostgreSQL one read rather than two saves the driver a statement and a result set per new key
+   * (a JFR profile of keyed-create). SQLite's claim reads the two rows apart: there the joined read
+   * made keyed-create slower (its claim took 17% of the operation's CPU samples instead of 5%, an
+   * async-profiler profile, docs/benchmarks.md, issue 13). Bound by {@link #bindKeyRead}.
    */
-  private static final String LOCK_AND_READ =
-      KeyLocks.LOCK
-          + "; SELECT "
+  private static final String READ_KEY =
+      "SELECT "
           + qualified("o", OperationRows.COLUMNS)
           + ", "
           + qualified("t", RetentionRows.TOMBSTONE_COLUMNS)
           + " FROM (SELECT 1) AS k"
           + " LEFT JOIN tl_operations o ON o.tenant = ? AND o.op_key = ?"
           + " LEFT JOIN tl_tombstones t ON t.tenant = ? AND t.op_key = ?";
+
+  /**
+   * PostgreSQL's claim, in one round trip (with the driver's {@code BEGIN}): the key's advisory
+   * lock, then {@link #READ_KEY}. At READ COMMITTED a statement reads with a snapshot taken when it
+   * starts, so the read, which starts once the lock is granted, sees whatever the lock's previous
+   * holder committed.
+   */
+  private static final String LOCK_AND_READ = KeyLocks.LOCK + "; " + READ_KEY;
 
   /** {@code columns} ("a, b") each prefixed with {@code alias} ("x.a, x.b"). */
   private static String qualified(String alias, String columns) {
@@ -211,6 +217,34 @@ final class JdbcTransaction implements LedgerTransaction {
     return lockedClaim(operation, maxWait);
   }
 
+  /** Binds {@link #READ_KEY}'s four parameters from {@code first} on. */
+  private static void bindKeyRead(PreparedStatement ps, int first, NewOperation operation)
+      throws SQLException {
+    ps.setString(first, operation.tenant().value());
+    ps.setString(first + 1, operation.key().value());
+    ps.setString(first + 2, operation.tenant().value());
+    ps.setString(first + 3, operation.key().value());
+  }
+
+  /**
+   * What {@link #READ_KEY}'s row says of a key about to be claimed: its record, its live tombstone,
+   * or null when the key is free.
+   */
+  private static ClaimResult decide(ResultSet rs, NewOperation operation) throws SQLException {
+    if (!rs.next()) {
+      throw new SQLException("the claim's read of the key returned no row");
+    }
+    if (rs.getString(1) != null) {
+      return new ClaimResult.Existing(OperationRows.read(rs, operation.tenant(), operation.key()));
+    }
+    Optional<Tombstone> tombstone =
+        RetentionRows.readAt(rs, 12, operation.tenant(), operation.key());
+    if (tombstone.isPresent() && tombstone.get().isLiveAt(operation.createdAt())) {
+      return new ClaimResult.Expired(tombstone.get());
+    }
+    return null;
+  }
+
   /**
    * PostgreSQL: waits for the key's advisory lock and reads the key in the same round trip as the
    * transaction's {@code BEGIN} ({@link #LOCK_AND_READ}). A free key is reserved and its record
@@ -220,27 +254,16 @@ final class JdbcTransaction implements LedgerTransaction {
   private ClaimResult lockedClaim(NewOperation operation, Duration maxWait) {
     try {
       boolean waitChanged = dialect.beforeClaim(connection, maxWait);
-      Optional<OperationRecord> existing;
-      Optional<Tombstone> tombstone;
+      ClaimResult decided;
       try (PreparedStatement ps = dialect.statements().prepare(connection, LOCK_AND_READ)) {
         ps.setLong(1, KeyLocks.of(operation.tenant(), operation.key()));
-        ps.setString(2, operation.tenant().value());
-        ps.setString(3, operation.key().value());
-        ps.setString(4, operation.tenant().value());
-        ps.setString(5, operation.key().value());
+        bindKeyRead(ps, 2, operation);
         ps.execute();
         if (!ps.getMoreResults()) {
           throw new SQLException("the claim's read of the key returned no rows");
         }
         try (ResultSet rs = ps.getResultSet()) {
-          if (!rs.next()) {
-            throw new SQLException("the claim's read of the key returned no row");
-          }
-          existing =
-              rs.getString(1) != null
-                  ? Optional.of(OperationRows.read(rs, operation.tenant(), operation.key()))
-                  : Optional.empty();
-          tombstone = RetentionRows.readAt(rs, 12, operation.tenant(), operation.key());
+          decided = decide(rs, operation);
         }
       } catch (SQLException e) {
         if (dialect.isClaimWaitExceeded(e)) {
@@ -249,15 +272,10 @@ final class JdbcTransaction implements LedgerTransaction {
         }
         throw e;
       }
-      if (existing.isPresent()) {
+      if (decided != null) {
         decidedWithoutWriting = true;
         rollbackOnly = true;
-        return new ClaimResult.Existing(existing.get());
-      }
-      if (tombstone.isPresent() && tombstone.get().isLiveAt(operation.createdAt())) {
-        decidedWithoutWriting = true;
-        rollbackOnly = true;
-        return new ClaimResult.Expired(tombstone.get());
+        return decided;
       }
       dialect.afterClaim(connection, waitChanged);
       reserved = operation;
@@ -456,9 +474,13 @@ final class JdbcTransaction implements LedgerTransaction {
       return;
     }
     pending = null;
-    try (PreparedStatement ps = dialect.statements().prepare(connection, INSERT_COMPLETED)) {
-      bindCompleted(ps, p.operation(), p.response(), p.completedAt(), p.expiresAt());
-      ps.executeUpdate();
+    try {
+      dialect
+          .statements()
+          .update(
+              connection,
+              INSERT_COMPLETED,
+              ps -> bindCompleted(ps, p.operation(), p.response(), p.completedAt(), p.expiresAt()));
     } catch (SQLException e) {
       throw recordedMeanwhile(e, p.operation().key());
     }
@@ -774,9 +796,8 @@ final class JdbcTransaction implements LedgerTransaction {
 
   private boolean update(String sql, Binder binder) {
     flushPending();
-    try (PreparedStatement ps = dialect.statements().prepare(connection, sql)) {
-      binder.bind(ps);
-      return ps.executeUpdate() == 1;
+    try {
+      return dialect.statements().update(connection, sql, binder::bind) == 1;
     } catch (SQLException e) {
       throw new JdbcLedgerStore.WrappedSqlException(e);
     }

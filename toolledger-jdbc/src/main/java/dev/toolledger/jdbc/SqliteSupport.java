@@ -3,7 +3,6 @@ package dev.toolledger.jdbc;
 import dev.toolledger.api.SqlDialect;
 import dev.toolledger.jdbc.internal.Statements;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Set;
@@ -81,22 +80,18 @@ final class SqliteSupport extends DialectSupport {
 
   @Override
   public void begin(Connection connection) throws SQLException {
-    try (PreparedStatement st = statements.prepare(connection, "BEGIN IMMEDIATE")) {
-      st.execute();
-    }
+    statements.update(connection, "BEGIN IMMEDIATE", Statements.NO_PARAMETERS);
   }
 
   @Override
   public void commit(Connection connection) throws SQLException {
-    try (PreparedStatement st = statements.prepare(connection, "COMMIT")) {
-      st.execute();
-    }
+    statements.update(connection, "COMMIT", Statements.NO_PARAMETERS);
   }
 
   @Override
   public boolean rollback(Connection connection) {
-    try (PreparedStatement st = statements.prepare(connection, "ROLLBACK")) {
-      st.execute();
+    try {
+      statements.update(connection, "ROLLBACK", Statements.NO_PARAMETERS);
       return true;
     } catch (SQLException e) {
       // "cannot rollback - no transaction is active": SQLite already ended it (for example after

@@ -107,10 +107,9 @@ public final class GuardedConnection implements InvocationHandler {
     Object result;
     try {
       if (name.equals("prepareStatement") && args != null && args.length == 1) {
-        result = statements.prepare(delegate, (String) args[0]);
-      } else {
-        result = method.invoke(delegate, args);
+        return new Borrowed(statements.lend(delegate, (String) args[0])).proxy;
       }
+      result = method.invoke(delegate, args);
     } catch (InvocationTargetException e) {
       throw observed(e.getCause());
     } catch (SQLException e) {
@@ -156,6 +155,98 @@ public final class GuardedConnection implements InvocationHandler {
             RESULT_SET,
             (ignored, method, args) ->
                 method.getName().equals("getStatement") ? statement : call(rows, method, args));
+  }
+
+  /**
+   * A statement the store's {@link Statements} lent (on SQLite its kept statement), wrapped once:
+   * closing it closes the result set it last opened and gives it back, to be reset, or dropped when
+   * its work threw an SQLException (the driver may leave such a statement unusable). One proxy per
+   * call instead of the cache's wrapper inside this guard's.
+   */
+  private final class Borrowed implements InvocationHandler {
+    private final Statements.Lent lent;
+    private final PreparedStatement proxy;
+    // SQLite's driver keeps one result set per statement, so the last one is the only one open;
+    // other drivers close their statement's result sets when it is given back (closed).
+    private ResultSet rows;
+    // execute() said rows are waiting and nobody asked for them: the statement is still stepping.
+    private boolean rowsUnasked;
+    private boolean closed;
+    private boolean failed;
+
+    Borrowed(Statements.Lent lent) {
+      this.lent = lent;
+      this.proxy = (PreparedStatement) GuardedConnection.proxy(PREPARED, this);
+    }
+
+    @Override
+    public Object invoke(Object ignored, Method method, Object[] args) throws Throwable {
+      switch (method.getName()) {
+        case "close":
+          close();
+          return null;
+        case "isClosed":
+          return closed;
+        case "getConnection":
+          return self;
+        case "unwrap":
+        case "isWrapperFor":
+          throw new SQLException("the ledger transaction's statements cannot be unwrapped");
+        default:
+          break;
+      }
+      if (closed) {
+        throw observed(new SQLException("statement used after close"));
+      }
+      Object result = run(lent.statement(), method, args);
+      if (result instanceof ResultSet opened) {
+        rows = opened;
+        rowsUnasked = false;
+        return proxy(
+            RESULT_SET,
+            (rowsProxy, rowsMethod, rowsArgs) ->
+                rowsMethod.getName().equals("getStatement")
+                    ? proxy
+                    : run(opened, rowsMethod, rowsArgs));
+      }
+      if (method.getName().equals("execute")) {
+        rowsUnasked = Boolean.TRUE.equals(result);
+      }
+      return result;
+    }
+
+    /** SQLite may report a failed write only when a result set steps: that fails the statement. */
+    private Object run(Object target, Method method, Object[] args) throws Throwable {
+      try {
+        return call(target, method, args);
+      } catch (SQLException e) {
+        failed = true;
+        throw e;
+      }
+    }
+
+    private void close() throws SQLException {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      try {
+        if (rows != null) {
+          rows.close();
+        }
+        if (rowsUnasked && !failed) {
+          ResultSet waiting = lent.statement().getResultSet();
+          if (waiting != null) {
+            waiting.close();
+          }
+        }
+      } catch (SQLException e) {
+        failed = true;
+        throw (SQLException) observed(e);
+      } finally {
+        lent.giveBack().giveBack(failed);
+      }
+    }
   }
 
   private Object call(Object target, Method method, Object[] args) throws Throwable {

@@ -11,6 +11,8 @@ import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.sqlite.SQLiteConnection;
+import org.sqlite.SQLiteConnectionConfig;
 
 /**
  * Keeps each SQL text's prepared statement per physical connection, so that the hot path does not
@@ -61,16 +63,87 @@ final class StatementCache implements Statements {
         result = read.read(rows);
       }
     } catch (SQLException | RuntimeException | Error e) {
-      statements.remove(sql, statement);
-      try {
-        statement.close();
-      } catch (SQLException suppressed) {
-        e.addSuppressed(suppressed);
-      }
+      drop(statements, sql, statement, e);
       throw e;
     }
     statement.clearParameters();
     return result;
+  }
+
+  /**
+   * The kept statement itself, as {@link #query} runs it, for a statement that returns no rows.
+   *
+   * <p>The SQLite driver follows every {@code INSERT} it runs with a second statement, {@code
+   * SELECT last_insert_rowid()}, compiled and stepped anew each time, so that {@code
+   * getGeneratedKeys()} can answer later; that was about 5 µs of each new operation's CPU (an
+   * async-profiler profile of keyed-create, docs/benchmarks.md, issue 13). The ledger never asks
+   * for the keys of its own writes, so they run with that setting of the connection off, and it is
+   * put back at once: a tool on the same connection still gets its generated keys.
+   */
+  @Override
+  public int update(Connection connection, String sql, Binder bind) throws SQLException {
+    Map<String, PreparedStatement> statements = statementsOf(connection);
+    PreparedStatement statement = kept(connection, statements, sql);
+    int changed;
+    try {
+      bind.bind(statement);
+      changed = withoutGeneratedKeys(statement);
+    } catch (SQLException | RuntimeException | Error e) {
+      drop(statements, sql, statement, e);
+      throw e;
+    }
+    statement.clearParameters();
+    return changed;
+  }
+
+  /**
+   * The kept statement itself, lent to a caller that wraps it (see {@link Statements#lend}): given
+   * back, it is reset as {@link Reusable} resets it, except that the caller has closed its result
+   * sets already, so the statement's {@code getResultSet()} is not asked for one (in the SQLite
+   * driver that opens one again, reading every column's name through JNI).
+   */
+  @Override
+  public Lent lend(Connection connection, String sql) throws SQLException {
+    Map<String, PreparedStatement> statements = statementsOf(connection);
+    PreparedStatement statement = kept(connection, statements, sql);
+    return new Lent(
+        statement,
+        failed -> {
+          if (failed) {
+            statements.remove(sql, statement);
+            statement.close();
+          } else {
+            statement.clearParameters();
+          }
+        });
+  }
+
+  private static int withoutGeneratedKeys(PreparedStatement statement) throws SQLException {
+    if (!(statement.getConnection() instanceof SQLiteConnection sqlite)) {
+      return statement.executeUpdate();
+    }
+    SQLiteConnectionConfig config = sqlite.getConnectionConfig();
+    boolean wanted = config.isGetGeneratedKeys();
+    config.setGetGeneratedKeys(false);
+    try {
+      return statement.executeUpdate();
+    } finally {
+      config.setGetGeneratedKeys(wanted);
+    }
+  }
+
+  /** A statement whose work threw is closed and dropped from the cache (see {@link Reusable}). */
+  private static void drop(
+      Map<String, PreparedStatement> statements,
+      String sql,
+      PreparedStatement statement,
+      Throwable failure) {
+    statements.remove(sql, statement);
+    try {
+      statement.close();
+    } catch (SQLException suppressed) {
+      failure.addSuppressed(suppressed);
+    }
   }
 
   private Map<String, PreparedStatement> statementsOf(Connection connection) throws SQLException {

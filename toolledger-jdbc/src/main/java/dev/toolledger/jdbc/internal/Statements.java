@@ -30,6 +30,43 @@ public interface Statements {
     }
   }
 
+  /**
+   * Binds {@code bind}'s parameters to the statement for {@code sql}, which returns no rows, runs
+   * it and hands back how many rows it changed. Equivalent to preparing, {@code executeUpdate} and
+   * closing, but a caching implementation may run its kept statement itself, without the wrappers
+   * that {@link #prepare} returns (the ledger's own writes on the hot path).
+   */
+  default int update(Connection connection, String sql, Binder bind) throws SQLException {
+    try (PreparedStatement statement = prepare(connection, sql)) {
+      bind.bind(statement);
+      return statement.executeUpdate();
+    }
+  }
+
+  /**
+   * Lends the statement for {@code sql} to a caller that wraps it itself (the guard around a tool's
+   * connection) and gives it back instead of closing it: one wrapper per call instead of the one
+   * {@link #prepare} makes plus the caller's own. Before giving it back the caller closes every
+   * result set it opened from it; then it is reset for the next caller of its connection, or, when
+   * its work failed, closed and never lent again.
+   */
+  default Lent lend(Connection connection, String sql) throws SQLException {
+    PreparedStatement statement = prepare(connection, sql);
+    return new Lent(statement, failed -> statement.close());
+  }
+
+  /** A statement lent by {@link #lend}, and how to give it back. */
+  record Lent(PreparedStatement statement, GiveBack giveBack) {}
+
+  /** Gives a lent statement back; {@code failed} when its work threw an SQLException. */
+  @FunctionalInterface
+  interface GiveBack {
+    void giveBack(boolean failed) throws SQLException;
+  }
+
+  /** Binds nothing: for statements without parameters. */
+  Binder NO_PARAMETERS = statement -> {};
+
   /** Sets the parameters of one prepared statement. */
   @FunctionalInterface
   interface Binder {
