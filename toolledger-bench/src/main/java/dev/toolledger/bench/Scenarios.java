@@ -836,11 +836,12 @@ final class Scenarios {
           // after each one, which only getGeneratedKeys() would read.
           org.sqlite.SQLiteConnectionConfig config =
               write.unwrap(org.sqlite.SQLiteConnection.class).getConnectionConfig();
+          boolean wanted = config.isGetGeneratedKeys();
           config.setGetGeneratedKeys(false);
           try {
             insert.executeUpdate();
           } finally {
-            config.setGetGeneratedKeys(true);
+            config.setGetGeneratedKeys(wanted);
           }
         } catch (Exception e) {
           kept("ROLLBACK").execute();

@@ -54,20 +54,15 @@ final class StatementCache implements Statements {
   @Override
   public <T> T query(Connection connection, String sql, Binder bind, Reader<T> read)
       throws SQLException {
-    Map<String, PreparedStatement> statements = statementsOf(connection);
-    PreparedStatement statement = kept(connection, statements, sql);
-    T result;
-    try {
-      bind.bind(statement);
-      try (ResultSet rows = statement.executeQuery()) {
-        result = read.read(rows);
-      }
-    } catch (SQLException | RuntimeException | Error e) {
-      drop(statements, sql, statement, e);
-      throw e;
-    }
-    statement.clearParameters();
-    return result;
+    return onKept(
+        connection,
+        sql,
+        bind,
+        statement -> {
+          try (ResultSet rows = statement.executeQuery()) {
+            return read.read(rows);
+          }
+        });
   }
 
   /**
@@ -82,18 +77,33 @@ final class StatementCache implements Statements {
    */
   @Override
   public int update(Connection connection, String sql, Binder bind) throws SQLException {
+    return onKept(connection, sql, bind, StatementCache::withoutGeneratedKeys);
+  }
+
+  /** What {@link #query} and {@link #update} run on the kept statement once it is bound. */
+  @FunctionalInterface
+  private interface Work<T> {
+    T run(PreparedStatement statement) throws SQLException;
+  }
+
+  /**
+   * Binds and runs the kept statement for {@code sql}; resets it afterwards, or closes and drops it
+   * when the work threw.
+   */
+  private <T> T onKept(Connection connection, String sql, Binder bind, Work<T> work)
+      throws SQLException {
     Map<String, PreparedStatement> statements = statementsOf(connection);
     PreparedStatement statement = kept(connection, statements, sql);
-    int changed;
+    T result;
     try {
       bind.bind(statement);
-      changed = withoutGeneratedKeys(statement);
+      result = work.run(statement);
     } catch (SQLException | RuntimeException | Error e) {
       drop(statements, sql, statement, e);
       throw e;
     }
     statement.clearParameters();
-    return changed;
+    return result;
   }
 
   /**

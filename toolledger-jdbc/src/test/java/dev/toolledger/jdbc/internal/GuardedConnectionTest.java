@@ -87,7 +87,7 @@ class GuardedConnectionTest {
   }
 
   @Test
-  void theKeptStatementIsLentAgainAndAClosedOneRefusesWork() throws SQLException {
+  void aLentStatementAnswersForTheGuardAndAClosedOneRefusesWork() throws SQLException {
     PreparedStatement first = guarded.prepareStatement("SELECT name FROM items WHERE id = ?");
     first.setInt(1, 2);
     try (ResultSet rs = first.executeQuery()) {
@@ -99,7 +99,7 @@ class GuardedConnectionTest {
 
     assertThat(first.isClosed()).isTrue();
     assertThatThrownBy(first::executeQuery).hasMessageContaining("used after close");
-    // Its parameters were cleared: the next borrower binds its own.
+    // The next borrower of the same SQL is served.
     assertThat(nameOf(1)).isEqualTo("one");
     assertThatThrownBy(() -> first.unwrap(PreparedStatement.class))
         .hasMessageContaining("cannot be unwrapped");
