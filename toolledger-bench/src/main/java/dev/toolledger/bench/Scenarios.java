@@ -701,8 +701,10 @@ final class Scenarios {
    * <ul>
    *   <li><b>SQLite</b>: the key's row read in auto-commit on a read connection of the thread's own
    *       (prepared once, as the store's read connections keep theirs) before the write transaction
-   *       (a replay must not take the database's only write lock), then, under that lock, the row
-   *       and the key's tombstone read again (what was read before the lock decides nothing).
+   *       (a replay must not take the database's only write lock), then, under that lock, whether
+   *       the key has a row or a tombstone, in one statement of one column (what was read before
+   *       the lock decides nothing). The driver is told of each transaction, and that the read
+   *       connections only read, as the store tells it ({@code SqliteDriverState}).
    *   <li><b>PostgreSQL</b>: in the transaction's first round trip, with the driver's {@code
    *       BEGIN}, the key's transaction-scoped advisory lock and one read of its row and tombstone;
    *       the row is then inserted with the {@code COMMIT}, in one round trip, as the ledger's
@@ -725,10 +727,10 @@ final class Scenarios {
     private static final String ROW =
         "SELECT " + ROW_COLUMNS + " FROM bench_floor WHERE tenant = ? AND op_key = ?";
 
-    private static final String TOMBSTONE =
-        "SELECT "
-            + TOMBSTONE_COLUMNS
-            + " FROM bench_floor_tombstones WHERE tenant = ? AND op_key = ?";
+    /** SQLite, under the lock: whether the key has a row or a tombstone, as the ledger asks. */
+    private static final String KEY_IS_KNOWN =
+        "SELECT EXISTS (SELECT 1 FROM bench_floor WHERE tenant = ? AND op_key = ?)"
+            + " OR EXISTS (SELECT 1 FROM bench_floor_tombstones WHERE tenant = ? AND op_key = ?)";
 
     /** PostgreSQL: the row and the tombstone in one read, as the ledger's claim reads them. */
     private static final String READ_KEY =
@@ -823,9 +825,19 @@ final class Scenarios {
         if (write == null) {
           write = target.store.dataSource().getConnection();
         }
-        kept("BEGIN IMMEDIATE").execute();
+        // As the ledger's store does: the driver is told of the transaction as it begins, so it
+        // does not step a BEGIN of its own after each statement (SqliteDriverState).
+        org.sqlite.SQLiteConnectionConfig config =
+            write.unwrap(org.sqlite.SQLiteConnection.class).getConnectionConfig();
+        config.setAutoCommit(false);
         try {
-          if (readsARow(kept(ROW), key) || readsARow(kept(TOMBSTONE), key)) {
+          kept("BEGIN IMMEDIATE").execute();
+        } catch (Exception e) {
+          config.setAutoCommit(true);
+          throw e;
+        }
+        try {
+          if (keyIsKnown(kept(KEY_IS_KNOWN), key)) {
             throw new IllegalStateException("a new key was found: " + key);
           }
           long now = System.currentTimeMillis();
@@ -834,8 +846,6 @@ final class Scenarios {
           KeyedFloor.bindRow(insert, key, id, now);
           // As the ledger runs its own inserts: without the driver's SELECT last_insert_rowid()
           // after each one, which only getGeneratedKeys() would read.
-          org.sqlite.SQLiteConnectionConfig config =
-              write.unwrap(org.sqlite.SQLiteConnection.class).getConnectionConfig();
           boolean wanted = config.isGetGeneratedKeys();
           config.setGetGeneratedKeys(false);
           try {
@@ -845,11 +855,21 @@ final class Scenarios {
           }
         } catch (Exception e) {
           kept("ROLLBACK").execute();
+          config.setAutoCommit(true);
           throw e;
         }
         kept("COMMIT").execute();
+        config.setAutoCommit(true);
       } finally {
         writer.release();
+      }
+    }
+
+    /** Under the lock, as the ledger's SQLite claim reads a key: one statement, one column. */
+    private static boolean keyIsKnown(PreparedStatement read, String key) throws Exception {
+      bindKeyRead(read, 1, key);
+      try (ResultSet rs = read.executeQuery()) {
+        return rs.next() && rs.getInt(1) != 0;
       }
     }
 
@@ -888,8 +908,14 @@ final class Scenarios {
 
     private PreparedStatement openRead() {
       try {
-        return java.sql.DriverManager.getConnection(target.sqliteUrl.orElseThrow())
-            .prepareStatement(ROW);
+        java.sql.Connection connection =
+            java.sql.DriverManager.getConnection(target.sqliteUrl.orElseThrow());
+        // As the store's read connections: told that they only read (SqliteDriverState).
+        connection
+            .unwrap(org.sqlite.SQLiteConnection.class)
+            .getConnectionConfig()
+            .setAutoCommit(false);
+        return connection.prepareStatement(ROW);
       } catch (java.sql.SQLException e) {
         throw new IllegalStateException("cannot open a read connection: " + e.getMessage(), e);
       }

@@ -102,9 +102,10 @@ final class JdbcTransaction implements LedgerTransaction {
    * neither. One row always comes back (both joins are outer): columns 1 to 11 are the record's
    * ({@link OperationRows#COLUMNS}, null when there is none), 12 to 15 the tombstone's. On
    * PostgreSQL one read rather than two saves the driver a statement and a result set per new key
-   * (a JFR profile of keyed-create). SQLite's claim reads the two rows apart: there the joined read
-   * made keyed-create slower (its claim took 17% of the operation's CPU samples instead of 5%, an
-   * async-profiler profile, docs/benchmarks.md, issue 13). Bound by {@link #bindKeyRead}.
+   * (a JFR profile of keyed-create). SQLite's claim does not use it: there the joined read made
+   * keyed-create slower (its claim took 17% of the operation's CPU samples instead of 5%, an
+   * async-profiler profile, docs/benchmarks.md, issue 13); it asks {@link #KEY_IS_KNOWN} instead.
+   * Bound by {@link #bindKeyRead}.
    */
   private static final String READ_KEY =
       "SELECT "
@@ -122,6 +123,11 @@ final class JdbcTransaction implements LedgerTransaction {
    * holder committed.
    */
   private static final String LOCK_AND_READ = KeyLocks.LOCK + "; " + READ_KEY;
+
+  /** SQLite's claim: 1 when the key has a record or a tombstone, else 0 (see {@link #claim}). */
+  private static final String KEY_IS_KNOWN =
+      "SELECT EXISTS (SELECT 1 FROM tl_operations WHERE tenant = ? AND op_key = ?)"
+          + " OR EXISTS (SELECT 1 FROM tl_tombstones WHERE tenant = ? AND op_key = ?)";
 
   /** {@code columns} ("a, b") each prefixed with {@code alias} ("x.a, x.b"). */
   private static String qualified(String alias, String columns) {
@@ -193,9 +199,12 @@ final class JdbcTransaction implements LedgerTransaction {
     if (dialect.serializesWriters()) {
       // This transaction holds the database's only write lock (BEGIN IMMEDIATE): nobody can insert
       // the key (or sweep it) before this transaction ends, so reading it is a claim. The record is
-      // written once, complete; the primary key still guards that insert. The tombstone is read
-      // only when the key has no record: an in-process index probe, not a round trip.
+      // written once, complete; the primary key still guards that insert.
       try {
+        if (!keyIsKnown(operation)) {
+          reserved = operation;
+          return new ClaimResult.Claimed(1);
+        }
         Optional<OperationRecord> existing =
             OperationRows.select(
                 connection, dialect.statements(), operation.tenant(), operation.key());
@@ -215,6 +224,28 @@ final class JdbcTransaction implements LedgerTransaction {
       return new ClaimResult.Claimed(1);
     }
     return lockedClaim(operation, maxWait);
+  }
+
+  /**
+   * SQLite: whether the key has a record or a tombstone, in one statement that returns one column.
+   * A key that reaches a claim was read free moments before, outside the write lock, so it is
+   * almost always unknown here; only then are its record and tombstone read in full. Reading them
+   * in full every time cost the driver each of their fifteen column names through JNI on every
+   * read, rows or not, and a second statement (async-profiler, docs/benchmarks.md, issue 13).
+   */
+  private boolean keyIsKnown(NewOperation operation) throws SQLException {
+    return dialect
+        .statements()
+        .query(
+            connection,
+            KEY_IS_KNOWN,
+            ps -> {
+              ps.setString(1, operation.tenant().value());
+              ps.setString(2, operation.key().value());
+              ps.setString(3, operation.tenant().value());
+              ps.setString(4, operation.key().value());
+            },
+            rs -> rs.next() && rs.getInt(1) != 0);
   }
 
   /** Binds {@link #READ_KEY}'s four parameters from {@code first} on. */

@@ -30,7 +30,10 @@ import javax.sql.DataSource;
  *       connections (WAL, busy timeout, foreign keys, never creating the file).
  *   <li>A read sees every write committed before it started: the file is in WAL mode, the
  *       connection stays in auto-commit, and each query's result set is closed (which resets the
- *       statement) before the connection is given back, so no connection keeps an old snapshot.
+ *       statement) before the connection is given back, so no connection keeps an old snapshot. The
+ *       driver is told that the connection only reads ({@link SqliteDriverState#readsOnly}): that
+ *       spares each read that finds no row a {@code BEGIN} and a {@code COMMIT} of the driver's
+ *       with nothing to commit. It is told otherwise again before the connection closes.
  *   <li>A connection whose read threw anything is closed, never given back: a driver may leave a
  *       statement or connection unusable after an I/O error.
  *   <li>{@link #evict()} (a storage fault, a replaced file) closes the idle connections at once and
@@ -89,6 +92,11 @@ final class SqliteReaders implements AutoCloseable {
         }
       }
       statements.clear();
+      try {
+        SqliteDriverState.restored(connection);
+      } catch (SQLException e) {
+        // The connection is closed next; a broken one is not lent again by any pool.
+      }
       try {
         connection.close();
       } catch (SQLException e) {
@@ -189,12 +197,22 @@ final class SqliteReaders implements AutoCloseable {
 
   private ReadConnection opened() throws SQLException {
     int current = generation;
+    Connection connection;
     try {
-      return new ReadConnection(dataSource.getConnection(), current);
+      connection = dataSource.getConnection();
     } catch (SQLException | RuntimeException | Error e) {
       open.decrementAndGet();
       throw e;
     }
+    ReadConnection reader = new ReadConnection(connection, current);
+    try {
+      // Spares each read that finds no row the driver's BEGIN and COMMIT after it (see the class).
+      SqliteDriverState.readsOnly(connection);
+    } catch (SQLException | RuntimeException | Error e) {
+      discard(reader);
+      throw e;
+    }
+    return reader;
   }
 
   private void give(ReadConnection reader) {

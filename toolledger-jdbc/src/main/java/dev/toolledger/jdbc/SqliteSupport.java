@@ -15,11 +15,15 @@ import java.util.concurrent.TimeUnit;
  * timeout still covers writers in other processes (a CLI command, a backup).
  *
  * <p>Transactions are driven with explicit {@code BEGIN IMMEDIATE}, {@code COMMIT} and {@code
- * ROLLBACK} statements on a connection that stays in auto-commit mode as far as the driver knows.
- * The driver's own transaction handling is not used on purpose: it marks the connection as in a
- * transaction before its {@code BEGIN} runs, so a {@code BEGIN} that fails with SQLITE_BUSY leaves
- * a pooled connection that believes it is in a transaction while SQLite runs every later statement
- * in auto-commit, and it opens the next transaction eagerly right after each commit.
+ * ROLLBACK} statements. The driver's own transaction handling ({@code setAutoCommit(false)}, {@code
+ * commit()}) is not used on purpose: it marks the connection as in a transaction before its {@code
+ * BEGIN} runs, so a {@code BEGIN} that fails with SQLITE_BUSY leaves a pooled connection that
+ * believes it is in a transaction while SQLite runs every later statement in auto-commit, and it
+ * opens the next transaction eagerly right after each commit.
+ *
+ * <p>The driver is told of the transaction as its {@code BEGIN IMMEDIATE} runs (and told otherwise
+ * again if it fails), and told that it ended as soon as it did ({@link SqliteDriverState}), as the
+ * driver's own {@code setSavepoint()} does for the transaction that its {@code SAVEPOINT} opens.
  */
 final class SqliteSupport extends DialectSupport {
   private static final int SQLITE_BUSY = 5;
@@ -80,12 +84,23 @@ final class SqliteSupport extends DialectSupport {
 
   @Override
   public void begin(Connection connection) throws SQLException {
-    statements.update(connection, "BEGIN IMMEDIATE", Statements.NO_PARAMETERS);
+    // Told first, so that the driver does not step its own BEGIN after this one either; a BEGIN
+    // that fails leaves SQLite in auto-commit, and the driver is told so again.
+    SqliteDriverState.transactionOpened(connection);
+    try {
+      statements.update(connection, "BEGIN IMMEDIATE", Statements.NO_PARAMETERS);
+    } catch (SQLException | RuntimeException e) {
+      SqliteDriverState.transactionEndedQuietly(connection);
+      throw e;
+    }
   }
 
   @Override
   public void commit(Connection connection) throws SQLException {
     statements.update(connection, "COMMIT", Statements.NO_PARAMETERS);
+    // Quietly: a COMMIT that succeeded is never reported as failed. One that threw may have left
+    // the transaction open; the caller's rollback() ends it and tells the driver then.
+    SqliteDriverState.transactionEndedQuietly(connection);
   }
 
   @Override
@@ -97,6 +112,8 @@ final class SqliteSupport extends DialectSupport {
       // "cannot rollback - no transaction is active": SQLite already ended it (for example after
       // a failed BEGIN or an I/O error); the connection is clean.
       return e.getMessage() != null && e.getMessage().contains("no transaction is active");
+    } finally {
+      SqliteDriverState.transactionEndedQuietly(connection);
     }
   }
 

@@ -3,6 +3,8 @@ package dev.toolledger.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.toolledger.api.TenantId;
 import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.store.StoreException;
@@ -82,6 +84,34 @@ class SqliteReadersTest {
     assertThat(name(3, used)).isEqualTo("three");
     assertThat(used).hasSize(4).containsOnly(used.get(0));
     assertThat(readers.open()).isEqualTo(1);
+  }
+
+  /**
+   * The driver is told that a read connection only reads, which spares each read that finds no row
+   * the driver's BEGIN and COMMIT; a connection closed back into a pool is told otherwise first, so
+   * the next borrower's writes are committed at once, as in any auto-commit connection.
+   */
+  @Test
+  void aReadConnectionClosedBackIntoAPoolIsInAutoCommitAgain() throws SQLException {
+    readers.close();
+    HikariConfig config = new HikariConfig();
+    config.setDataSource(sqlite);
+    config.setMaximumPoolSize(1);
+    try (HikariDataSource pool = new HikariDataSource(config)) {
+      readers = new SqliteReaders(pool, 1, Duration.ofSeconds(5));
+      boolean autoCommitWhileReading =
+          readers.read(
+              (connection, statements) -> {
+                statements.query(connection, SELECT, ps -> ps.setInt(1, 9), rs -> rs.next());
+                return connection.getAutoCommit();
+              });
+      assertThat(autoCommitWhileReading).isFalse();
+      readers.close();
+
+      try (Connection next = pool.getConnection()) {
+        assertThat(next.getAutoCommit()).isTrue();
+      }
+    }
   }
 
   @Test
