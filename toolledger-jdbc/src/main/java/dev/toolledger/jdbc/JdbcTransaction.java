@@ -239,16 +239,14 @@ final class JdbcTransaction implements LedgerTransaction {
         .query(
             connection,
             KEY_IS_KNOWN,
-            ps -> {
-              ps.setString(1, operation.tenant().value());
-              ps.setString(2, operation.key().value());
-              ps.setString(3, operation.tenant().value());
-              ps.setString(4, operation.key().value());
-            },
+            ps -> bindKeyRead(ps, 1, operation),
             rs -> rs.next() && rs.getInt(1) != 0);
   }
 
-  /** Binds {@link #READ_KEY}'s four parameters from {@code first} on. */
+  /**
+   * Binds the four parameters (tenant, key, tenant, key) of {@link #READ_KEY} or {@link
+   * #KEY_IS_KNOWN} from {@code first} on.
+   */
   private static void bindKeyRead(PreparedStatement ps, int first, NewOperation operation)
       throws SQLException {
     ps.setString(first, operation.tenant().value());

@@ -51,16 +51,19 @@ final class SqliteDriverState {
   /**
    * For a connection that only ever runs single reads in auto-commit: SQLite still ends each read's
    * implicit transaction when the statement is reset, which the driver does when a read finds no
-   * row and closing the result set does otherwise. Undone by {@link #restored} before the
+   * row and closing the result set does otherwise. Undone by {@link #restoredQuietly} before the
    * connection goes back to a pool that may lend it to an application.
    */
   static void readsOnly(Connection connection) throws SQLException {
     setAutoCommit(connection, false);
   }
 
-  /** What the driver believed of a connection before {@link #readsOnly}. */
-  static void restored(Connection connection) throws SQLException {
-    setAutoCommit(connection, true);
+  /**
+   * Undoes {@link #readsOnly} before the connection is closed. Quietly: a connection that cannot
+   * even be unwrapped is broken, and no pool lends a broken connection again.
+   */
+  static void restoredQuietly(Connection connection) {
+    transactionEndedQuietly(connection);
   }
 
   private static void setAutoCommit(Connection connection, boolean autoCommit) throws SQLException {

@@ -92,11 +92,7 @@ final class SqliteReaders implements AutoCloseable {
         }
       }
       statements.clear();
-      try {
-        SqliteDriverState.restored(connection);
-      } catch (SQLException e) {
-        // The connection is closed next; a broken one is not lent again by any pool.
-      }
+      SqliteDriverState.restoredQuietly(connection);
       try {
         connection.close();
       } catch (SQLException e) {

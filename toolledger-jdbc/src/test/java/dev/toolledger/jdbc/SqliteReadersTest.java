@@ -89,7 +89,8 @@ class SqliteReadersTest {
   /**
    * The driver is told that a read connection only reads, which spares each read that finds no row
    * the driver's BEGIN and COMMIT; a connection closed back into a pool is told otherwise first, so
-   * the next borrower's writes are committed at once, as in any auto-commit connection.
+   * that the next borrower finds it in auto-commit and its own {@code setAutoCommit(false)} opens a
+   * transaction (see BorrowedDataSourceTest for what goes wrong otherwise).
    */
   @Test
   void aReadConnectionClosedBackIntoAPoolIsInAutoCommitAgain() throws SQLException {
