@@ -48,6 +48,7 @@ final class Scenarios {
           "http-keyed-create",
           "http-replay",
           "http-floor-servlet",
+          "http-floor-replay",
           "http-floor-core",
           "mcp-keyed-create",
           "mcp-lean-keyed-create",
@@ -80,6 +81,7 @@ final class Scenarios {
     all.add(new HttpKeyedCreate(target, keys));
     all.add(new HttpReplay(target));
     all.add(new HttpFloor(target, "http-floor-servlet", HttpFloors.SERVLET));
+    all.add(new HttpFloor(target, "http-floor-replay", HttpFloors.REPLAY));
     all.add(new HttpFloor(target, "http-floor-core", HttpFloors.CORE));
     all.add(new McpKeyedCreate(target, keys, false));
     all.add(new McpKeyedCreate(target, keys, true));
@@ -538,16 +540,7 @@ final class Scenarios {
 
     @Override
     public void run(int thread, long sequence) {
-      ExecutionOutcome outcome =
-          target
-              .app
-              .engine()
-              .execute(
-                  Target.invocation(
-                      target.replayKey((int) ((sequence * 31 + thread) % Target.REPLAY_KEYS))));
-      if (!(outcome instanceof ExecutionOutcome.Replayed)) {
-        throw new IllegalStateException("replay answered " + outcome.kind());
-      }
+      target.replay(target.replayKey((int) ((sequence * 31 + thread) % Target.REPLAY_KEYS)));
     }
   }
 

@@ -66,7 +66,10 @@ final class Target implements AutoCloseable {
 
   private final Runnable cleanup;
 
-  /** The HTTP floors in front of the node ({@code http-floor-servlet}, {@code http-floor-core}). */
+  /**
+   * The HTTP floors in front of the node ({@code http-floor-servlet}, {@code http-floor-replay},
+   * {@code http-floor-core}).
+   */
   final HttpFloors floors = new HttpFloors();
 
   private Target(
@@ -108,7 +111,15 @@ final class Target implements AutoCloseable {
         throw new IllegalStateException("could not prepare replay key " + i + ": " + outcome);
       }
     }
-    floors.answer(replayAnswer());
+    floors.answer(replayAnswer(), this::replay);
+  }
+
+  /** The in-process {@code replay} scenario's call for one key; throws unless it replayed. */
+  void replay(String key) {
+    ExecutionOutcome outcome = app.engine().execute(invocation(key));
+    if (!(outcome instanceof ExecutionOutcome.Replayed)) {
+      throw new IllegalStateException("replay answered " + outcome.kind());
+    }
   }
 
   /** A replay's answer as the node sends it over HTTP, for the floors to send canned. */

@@ -31,7 +31,7 @@ class HttpFloorsTest {
               "/v1/tools/create-note",
               Scenarios.replayHeaders(target, key),
               Scenarios.NOTE_BYTES);
-      for (String floor : List.of(HttpFloors.SERVLET, HttpFloors.CORE)) {
+      for (String floor : List.of(HttpFloors.SERVLET, HttpFloors.REPLAY, HttpFloors.CORE)) {
         Http1Clients.Response answer =
             http.postReadingBody(
                 0,
@@ -56,6 +56,30 @@ class HttpFloorsTest {
   }
 
   @Test
+  void theReplayingFloorRunsTheReplayBeforeItAnswers() throws Exception {
+    try (Target target = Target.sqlite("floors", dir.resolve("floors.db"), Synchronous.NORMAL);
+        Http1Clients http = new Http1Clients(target.app.uri())) {
+      // A key never recorded is executed, not replayed: the floor fails instead of answering, and
+      // the trivial servlet floor, which runs nothing, answers it all the same.
+      Http1Clients.Response replaying =
+          http.postReadingBody(
+              0,
+              HttpFloors.REPLAY + "/v1/tools/create-note",
+              Scenarios.replayHeaders(target, "never-recorded"),
+              Scenarios.NOTE_BYTES);
+      Http1Clients.Response trivial =
+          http.postReadingBody(
+              0,
+              HttpFloors.SERVLET + "/v1/tools/create-note",
+              Scenarios.replayHeaders(target, "never-recorded-either"),
+              Scenarios.NOTE_BYTES);
+
+      assertThat(replaying.status()).isEqualTo(500);
+      assertThat(trivial.status()).isEqualTo(201);
+    }
+  }
+
+  @Test
   void theFloorsRunInTheHarnessBesideHttpReplayWithTheServersCpu() throws Exception {
     BenchOptions options =
         new BenchOptions(
@@ -67,13 +91,14 @@ class HttpFloorsTest {
             Optional.empty(),
             Optional.empty(),
             false,
-            List.of("http-replay", "http-floor-servlet", "http-floor-core"));
+            List.of("http-replay", "http-floor-servlet", "http-floor-replay", "http-floor-core"));
     BenchReport report =
         new Harness(options, new PrintStream(OutputStream.nullOutputStream())).run();
     assertThat(report.results)
         .filteredOn(m -> m.store.equals("sqlite-normal"))
         .extracting(m -> m.scenario)
-        .containsExactly("http-replay", "http-floor-servlet", "http-floor-core");
+        .containsExactly(
+            "http-replay", "http-floor-servlet", "http-floor-replay", "http-floor-core");
     assertThat(report.results)
         .allSatisfy(
             m -> {
