@@ -15,14 +15,15 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * <p>Fixed in size and 8-way set-associative: an entry is a 64-bit mix of the tenant's and the
  * key's hash codes, its set is chosen by those bits, and a new key takes an empty way of its set or
- * else a way at random. The table it replaces was direct-mapped (one slot per key, same size): in a
+ * else a way at random. Ways fill in order and are never emptied, so a key present is found before
+ * any empty way. The table it replaces was direct-mapped (one slot per key, same size): in a
  * working set of 1,000 keys about 30 pairs shared a slot and evicted each other on every use, so
  * 4-8% of the retries of a set that fits many times over paid a transaction instead of a read (the
- * benchmark's replays on PostgreSQL spent 12% of their time there). Four ways still lose a key of
- * such a set once in about 30 sets (a set of the table holding five of its keys); with eight, 2,000
- * keys are kept whole 998 times in 1,000 (Poisson). Adding a key already present writes nothing, so
- * replays of the same keys do not bounce a cache line between cores. No locks, no allocation per
- * call; a lost race only costs a transaction.
+ * benchmark's replays on PostgreSQL spent 12% of their time there). Four ways would still lose a
+ * key of one such working set in about 30 (five of its keys in one set of the table); with eight,
+ * 2,000 keys are kept whole 998 times in 1,000 (Poisson). Adding a key already present writes
+ * nothing, so replays of the same keys do not bounce a cache line between cores. No locks, no
+ * allocation per call; a lost race only costs a transaction.
  */
 final class RecentKeys {
   private static final int WAYS = 8;
