@@ -13,6 +13,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A small transactional tool for store tests: inserts one row per execution. A name of "refuse" is
@@ -35,6 +36,9 @@ final class ItemsTool implements TransactionalTool {
 
   final AtomicInteger executions = new AtomicInteger();
 
+  /** What the tool's connection answered to {@code getAutoCommit()} in the last execution. */
+  final AtomicReference<Boolean> autoCommitSeen = new AtomicReference<>();
+
   @Override
   public ToolDescriptor descriptor() {
     return ToolDescriptor.builder("create-item", "1")
@@ -50,6 +54,7 @@ final class ItemsTool implements TransactionalTool {
   @Override
   public ToolResponse execute(TransactionContext context, JsonNode parameters) throws Exception {
     executions.incrementAndGet();
+    autoCommitSeen.set(context.connection().getAutoCommit());
     String name = parameters.get("name").asText();
     if (name.equals("refuse")) {
       ObjectNode problem = Json.object().put("type", "urn:test:refused").put("title", "Refused");

@@ -113,6 +113,18 @@ abstract class LedgerContractTest {
     assertThat(items.executions).hasValue(1);
   }
 
+  /**
+   * docs/tools.md promises it on both stores: a tool's connection is in the ledger's transaction,
+   * and says so. On SQLite the driver learns of the ledger's own {@code BEGIN IMMEDIATE} only when
+   * the store tells it; a tool that trusted an answer of {@code true} might commit on its own.
+   */
+  @Test
+  void aToolsConnectionAnswersThatItIsNotInAutoCommit() throws Exception {
+    assertThat(call(ACME, "op-1", "{\"name\":\"a\"}")).isInstanceOf(Executed.class);
+
+    assertThat(items.autoCommitSeen).hasValue(false);
+  }
+
   @Test
   void aReplayIsAReadAndOpensNoWriteTransaction() throws Exception {
     call(ACME, "op-1", "{\"name\":\"a\"}");
