@@ -19,7 +19,6 @@ import picocli.CommandLine.Command;
       SweepCommand.class,
       AttachmentsCommand.class,
       DemoCommand.class,
-      ExampleInvoicesCommand.class,
-      BenchCommand.class
+      ExampleInvoicesCommand.class
     })
 final class ToolLedgerCommand {}

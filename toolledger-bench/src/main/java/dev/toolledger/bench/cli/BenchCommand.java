@@ -1,4 +1,4 @@
-package dev.toolledger.cli;
+package dev.toolledger.bench.cli;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -13,12 +13,17 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code toolledger bench}: the cost of safety, side by side with the alternatives. */
+/**
+ * {@code toolledger bench}: the cost of safety, side by side with the alternatives. A runnable of
+ * its own ({@code toolledger-bench.jar}, started by {@code ./toolledger bench} in a checkout), so
+ * that the product jar carries no benchmark, peer or chart library.
+ */
 @Command(
-    name = "bench",
+    name = "toolledger bench",
     mixinStandardHelpOptions = true,
     subcommands = {BenchCommand.Scale.class, BenchCommand.Memory.class},
     description =
@@ -30,7 +35,20 @@ import picocli.CommandLine.Option;
             + " JSON-RPC) interleaved on"
             + " SQLite FULL and NORMAL and, with a PostgreSQL --db, on PostgreSQL; print ops/s,"
             + " p50, p99, the ratios, CPU per operation and operations per commit.")
-final class BenchCommand implements Callable<Integer> {
+public final class BenchCommand implements Callable<Integer> {
+
+  /** Runs the harness's command line and exits with its code. */
+  public static void main(String[] args) {
+    System.exit(
+        new CommandLine(new BenchCommand())
+            .setExecutionExceptionHandler(
+                (e, commandLine, parseResult) -> {
+                  commandLine.getErr().println("toolledger bench: " + e.getMessage());
+                  return 1;
+                })
+            .execute(args));
+  }
+
   @Option(
       names = "--db",
       paramLabel = "PATH|JDBC-URL",
