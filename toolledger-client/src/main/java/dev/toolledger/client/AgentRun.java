@@ -75,6 +75,52 @@ public final class AgentRun {
     return new AgentRun(client, runId);
   }
 
+  /**
+   * Continues the run {@code runId} after its first {@code steps} journaled steps, for a host whose
+   * conversation already holds them with their results (a chat memory): they count as taken, so the
+   * pass's next new action is step {@code call-(steps+1)}, and a repeat of one of them that is
+   * still unfinished is that step again.
+   *
+   * @throws IllegalArgumentException when the run id is not usable or {@code steps} is negative
+   * @throws IllegalStateException when the journal holds fewer than {@code steps} steps of the run
+   */
+  public static AgentRun continueAfter(ToolLedgerClient client, String runId, int steps) {
+    if (steps < 0) {
+      throw new IllegalArgumentException("steps must not be negative");
+    }
+    AgentRun run = start(client, runId);
+    for (int position = 1; position <= steps; position++) {
+      String stepId = STEP_PREFIX + position;
+      JournalEntry entry =
+          client
+              .journal()
+              .find(runId, stepId)
+              .orElseThrow(
+                  () ->
+                      new IllegalStateException(
+                          "the conversation names step "
+                              + stepId
+                              + " of run "
+                              + runId
+                              + ", which the journal does not hold"));
+      run.taken.add(entry.action());
+    }
+    return run;
+  }
+
+  /** The position of a step id of a run ({@code call-3} is 3), or 0 when it is not one. */
+  public static int position(String stepId) {
+    if (stepId == null || !stepId.startsWith(STEP_PREFIX)) {
+      return 0;
+    }
+    try {
+      int position = Integer.parseInt(stepId.substring(STEP_PREFIX.length()));
+      return Math.max(position, 0);
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
   public String runId() {
     return runId;
   }

@@ -1,6 +1,8 @@
 package dev.toolledger.langchain4j;
 
 import dev.langchain4j.agent.tool.ToolSpecification;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.invocation.InvocationContext;
 import dev.langchain4j.invocation.InvocationParameters;
 import dev.langchain4j.service.tool.ToolProvider;
@@ -49,7 +51,11 @@ import java.util.function.Function;
  *       the journaled steps in their recorded order, so its n-th new action is step {@code call-n}
  *       with its key and recorded outcome (replayed), or the key looked up if it was unfinished;
  *   <li>a replayed run whose model asks for something else at a recorded step is refused with
- *       {@link dev.toolledger.client.journal.ActionConflictException}; nothing is sent.
+ *       {@link dev.toolledger.client.journal.ActionConflictException}; nothing is sent;
+ *   <li>with a chat memory, the conversation keeps each tool result with the attributes {@code
+ *       toolledger.runId} and {@code toolledger.stepId}; an invocation whose conversation already
+ *       holds steps of its run continues after them (the model has their results and does not ask
+ *       for them again), instead of replaying them.
  * </ul>
  *
  * <p><b>Not guaranteed.</b> With {@code AiServices.executeToolsConcurrently()} the positions of the
@@ -90,14 +96,15 @@ public final class ToolLedgerToolProvider implements ToolProvider {
   /**
    * Called by LangChain4j once at the start of each AI Service invocation: the invocation is a new
    * pass of the run, whose new actions take the positions {@code call-1}, {@code call-2}, ... (the
-   * journaled steps of the run, if it ran before).
+   * journaled steps of the run, if it ran before). When the conversation (a chat memory) already
+   * holds tool results of this run, the pass continues after the last of them instead.
    *
    * @throws IllegalStateException when the invocation has no usable run id; no tool is offered and
    *     the invocation ends before the model is asked
    */
   @Override
   public ToolProviderResult provideTools(ToolProviderRequest request) {
-    AgentRun run = startRun(runId.apply(request.invocationContext()));
+    AgentRun run = startRun(runId.apply(request.invocationContext()), request.messages());
     ToolProviderResult.Builder result = ToolProviderResult.builder();
     for (ToolSpecification tool : tools) {
       result.add(tool, new LedgerToolExecutor(run, tool.name()));
@@ -105,7 +112,7 @@ public final class ToolLedgerToolProvider implements ToolProvider {
     return result.build();
   }
 
-  private AgentRun startRun(String id) {
+  private AgentRun startRun(String id, List<ChatMessage> conversation) {
     if (id == null || id.isBlank()) {
       throw new IllegalStateException(
           "no run id for this AI Service invocation: pass InvocationParameters.from("
@@ -114,10 +121,27 @@ public final class ToolLedgerToolProvider implements ToolProvider {
               + " run is replayed after a restart");
     }
     try {
-      return AgentRun.start(client, id);
+      return AgentRun.continueAfter(client, id, stepsInConversation(id, conversation));
     } catch (IllegalArgumentException e) {
       throw new IllegalStateException(e.getMessage(), e);
     }
+  }
+
+  /**
+   * How many steps of the run the conversation already holds with their results: the highest
+   * position among the tool results (kept with their attributes, for example in a chat memory) that
+   * name this run. Without a chat memory a new invocation holds none, and replays the run.
+   */
+  private static int stepsInConversation(String runId, List<ChatMessage> conversation) {
+    int steps = 0;
+    for (ChatMessage message : conversation) {
+      if (message instanceof ToolExecutionResultMessage result
+          && runId.equals(result.attributes().get(LedgerToolExecutor.ATTRIBUTE_RUN))
+          && result.attributes().get(LedgerToolExecutor.ATTRIBUTE_STEP) instanceof String step) {
+        steps = Math.max(steps, AgentRun.position(step));
+      }
+    }
+    return steps;
   }
 
   private static String runIdParameter(InvocationContext context) {

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.invocation.InvocationParameters;
+import dev.langchain4j.memory.chat.MessageWindowChatMemory;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.Result;
 import dev.langchain4j.service.tool.ToolExecution;
@@ -163,6 +164,43 @@ class ToolLedgerToolProviderTest {
       assertThat(node.notesTitled("Quarterly report")).isEqualTo(2);
       assertThat(node.notes()).isEqualTo(3);
       assertThat(journal.entries("run-7")).hasSize(3);
+    }
+  }
+
+  @Test
+  void withAChatMemoryTheNextInvocationOfTheRunContinuesAfterTheStepsItsConversationHolds()
+      throws Exception {
+    Recording network = new Recording(DropPolicy.never());
+    try (LossyProxy proxy = LossyProxy.start(node.uri(), network)) {
+      ScriptedChatModel model =
+          new ScriptedChatModel(
+              call(CREATE_NOTE, REPORT),
+              answer("Done: "),
+              call(CREATE_NOTE, "{\"title\":\"Minutes\"}"),
+              answer("Done: "));
+      Agent agent =
+          AiServices.builder(Agent.class)
+              .chatModel(model)
+              .chatMemory(MessageWindowChatMemory.withMaxMessages(20))
+              .toolProvider(
+                  ToolLedgerToolProvider.builder()
+                      .client(client(proxy, quickRetries(3)))
+                      .tools(ToolLedgerCatalog.fetch(node.uri(), token))
+                      .build())
+              .build();
+
+      agent.chat("Create a note titled Quarterly report", run("run-8"));
+      Result<String> next = agent.chat("And one titled Minutes", run("run-8"));
+
+      assertThat(next.toolExecutions())
+          .extracting(e -> ledgerCall(e).stepId())
+          .as("the memory holds call-1 with its result: the run continues, no conflict")
+          .containsExactly("call-2");
+      assertThat(journal.entries("run-8"))
+          .extracting(e -> e.action().parameters().path("title").asText())
+          .containsExactly("Quarterly report", "Minutes");
+      assertThat(network.posts()).isEqualTo(2);
+      assertThat(node.notes()).isEqualTo(2);
     }
   }
 
