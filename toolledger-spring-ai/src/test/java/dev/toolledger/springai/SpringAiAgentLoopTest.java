@@ -238,6 +238,8 @@ class SpringAiAgentLoopTest {
               callTool("call-1", "create-note", "{\"title\":\"Groceries\"}"),
               reportToolResult(),
               callTool("call-2", "create-note", "{\"title\":\"Groceries and wine\"}"),
+              // told that the step is taken, it asks for the journaled call after all
+              callTool("call-3", "create-note", "{\"title\":\"Groceries\"}"),
               reportToolResult());
       Agent agent = new Agent(model, tools(clientVia(proxy, 3)));
 
@@ -251,6 +253,10 @@ class SpringAiAgentLoopTest {
       assertThat(refused.path("problem").path("detail").asText())
           .contains("already taken")
           .doesNotContain("wine");
+      JsonNode afterAll = Json.parse(seen.get(2));
+      assertThat(afterAll.path("replayed").asBoolean())
+          .as("the refused call took no position: the journaled call-1 is still next")
+          .isTrue();
       assertThat(wire.posts()).as("the changed call was never sent").isEqualTo(1);
       assertThat(node.notes()).isEqualTo(1);
       List<JournalEntry> entries = journal.entries("job-9");
