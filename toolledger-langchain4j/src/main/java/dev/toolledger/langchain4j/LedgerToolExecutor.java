@@ -6,17 +6,17 @@ import dev.langchain4j.exception.ToolArgumentsException;
 import dev.langchain4j.invocation.InvocationContext;
 import dev.langchain4j.service.tool.ToolExecutionResult;
 import dev.langchain4j.service.tool.ToolExecutor;
+import dev.toolledger.client.AgentRun;
 import dev.toolledger.client.Outcome;
-import dev.toolledger.client.ToolLedgerClient;
-import dev.toolledger.client.journal.Action;
 import dev.toolledger.client.journal.ActionConflictException;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.json.MalformedJsonException;
 import java.util.Map;
 
 /**
- * Executes one ToolLedger tool for one run: maps the call to its step, and hands the step to the
- * client, which journals it (one key per step, for good), sends it, retries it and answers it.
+ * Executes one ToolLedger tool for one run: the run ({@link AgentRun}) maps the call to its step by
+ * the same-action rule and hands the step to the client, which journals it (one key per step, for
+ * good), sends it, retries it and answers it.
  *
  * <p>It never throws for a lost answer, a timeout or a server that is down: the client has already
  * retried those, with the same key, as far as its policy allows, and what is left is {@link
@@ -29,12 +29,10 @@ final class LedgerToolExecutor implements ToolExecutor {
   static final String ATTRIBUTE_OUTCOME = "toolledger.outcome";
   static final String ATTRIBUTE_REPLAYED = "toolledger.replayed";
 
-  private final ToolLedgerClient client;
   private final AgentRun run;
   private final String tool;
 
-  LedgerToolExecutor(ToolLedgerClient client, AgentRun run, String tool) {
-    this.client = client;
+  LedgerToolExecutor(AgentRun run, String tool) {
     this.run = run;
     this.tool = tool;
   }
@@ -55,13 +53,13 @@ final class LedgerToolExecutor implements ToolExecutor {
   public ToolExecutionResult executeWithContext(
       ToolExecutionRequest request, InvocationContext context) {
     JsonNode parameters = arguments(request.arguments());
-    Action step = run.stepFor(tool, parameters);
-    Outcome outcome;
+    AgentRun.Step step;
     try {
-      outcome = client.call(step);
+      step = run.call(tool, parameters);
     } catch (ActionConflictException conflict) {
       throw new ToolArgumentsException(conflict.getMessage(), conflict);
     }
+    Outcome outcome = step.outcome();
     LedgerToolCall call = new LedgerToolCall(run.runId(), step.stepId(), tool, outcome);
     return ToolExecutionResult.builder()
         .isError(!call.succeeded())

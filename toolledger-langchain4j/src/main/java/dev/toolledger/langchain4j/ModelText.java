@@ -13,8 +13,8 @@ final class ModelText {
       "This action had already been carried out; this is its recorded result. It was not carried"
           + " out again.";
   static final String REFUSED_NOTE =
-      "The tool refused this action and recorded the refusal. Repeating the call returns the same"
-          + " answer.";
+      "The tool refused this action and recorded the refusal. Calling the tool again is a new"
+          + " action, which the tool decides anew.";
   static final String REJECTED_NOTE =
       "Nothing was carried out. Repeating this exact call returns the same answer; a corrected call"
           + " is a new action.";

@@ -3,6 +3,9 @@ package dev.toolledger.langchain4j;
 import static dev.toolledger.langchain4j.ScriptedChatModel.call;
 
 import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
+import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.Result;
 import dev.langchain4j.service.tool.ToolExecution;
@@ -12,14 +15,19 @@ import dev.toolledger.client.retry.RetryPolicy;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Function;
 
 /**
  * An agent host as a process of its own, for {@link AgentRestartTest}: a LangChain4j AI Service
- * with a scripted model that asks for one note and then answers with what the tool returned. It
- * retries patiently (the test stops it while it retries), and prints what the model was given.
+ * with a scripted model that asks for one note per title given, one after the other, and then
+ * answers with what the tool returned. It retries patiently (the test stops it while it retries),
+ * and prints every tool result the model was given.
  *
- * <p>Arguments: journal file, server base URI, run id. The token comes from the environment ({@code
- * TOOLLEDGER_TOKEN}), never from the command line.
+ * <p>Arguments: journal file, server base URI, run id, then the titles. The token comes from the
+ * environment ({@code TOOLLEDGER_TOKEN}), never from the command line.
  */
 public final class AgentProcessMain {
   static final String TITLE = "Board minutes";
@@ -45,14 +53,21 @@ public final class AgentProcessMain {
                       .budget(1_000_000, 0, 1)
                       .build())
               .build();
-      ScriptedChatModel model =
-          new ScriptedChatModel(
-              call("create-note", "{\"title\":\"" + TITLE + "\"}"),
-              request -> {
-                String seen = ScriptedChatModel.lastToolResult(request.messages()).text();
-                System.out.println("model was given: " + seen);
-                return AiMessage.from("The note is there: " + seen);
-              });
+      List<Function<ChatRequest, AiMessage>> turns = new ArrayList<>();
+      for (String title : Arrays.asList(args).subList(3, args.length)) {
+        turns.add(call("create-note", "{\"title\":\"" + title + "\"}"));
+      }
+      turns.add(
+          request -> {
+            for (ChatMessage message : request.messages()) {
+              if (message instanceof ToolExecutionResultMessage seen) {
+                System.out.println("model was given: " + seen.text());
+              }
+            }
+            return AiMessage.from("The notes are there.");
+          });
+      @SuppressWarnings("unchecked")
+      ScriptedChatModel model = new ScriptedChatModel(turns.toArray(Function[]::new));
       Agent agent =
           AiServices.builder(Agent.class)
               .chatModel(model)
@@ -63,7 +78,7 @@ public final class AgentProcessMain {
                       .build())
               .build();
       System.out.println("agent started, run " + runId);
-      Result<String> result = agent.chat("Create a note titled " + TITLE, Agent.run(runId));
+      Result<String> result = agent.chat("Create two notes titled " + TITLE, Agent.run(runId));
       for (ToolExecution execution : result.toolExecutions()) {
         System.out.println("tool call: " + execution.resultObject());
       }

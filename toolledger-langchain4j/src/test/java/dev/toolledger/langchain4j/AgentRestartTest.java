@@ -1,7 +1,13 @@
 package dev.toolledger.langchain4j;
 
+import static dev.toolledger.langchain4j.ScriptedChatModel.call;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.langchain4j.service.AiServices;
+import dev.toolledger.client.ToolLedgerClient;
+import dev.toolledger.client.journal.ActionConflictException;
 import dev.toolledger.client.journal.ActionJournal;
 import dev.toolledger.client.journal.ActionStatus;
 import dev.toolledger.client.journal.JournalEntry;
@@ -13,39 +19,45 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The agent process stopped after its tool call and started again with the same journal: two real
- * JVMs, each running a LangChain4j AI Service ({@link AgentProcessMain}), against one real node.
+ * The agent process stopped in the middle of its run and started again with the same journal: two
+ * real JVMs, each running a LangChain4j AI Service ({@link AgentProcessMain}), against one real
+ * node.
  *
- * <p>The first agent's call reaches the server, which commits the note, and every answer is lost on
- * the way back, so the agent is still retrying when it is killed with SIGKILL (no shutdown hook, no
- * journal close). The second agent replays the run from the user's request: the model is asked
- * again, mints a new tool-call id, and asks for the same note; the step gets the key the first
- * process journaled, the client looks it up, and the model is given the recorded note.
+ * <p>The user asks for two notes with the same title. The first agent's first call completes; its
+ * second call (a new action: the first was completed) reaches the server, which commits the second
+ * note, and every answer is lost on the way back, so the agent is still retrying when it is killed
+ * with SIGKILL (no shutdown hook, no journal close). The second agent replays the run from the
+ * user's request: the model is asked again, mints new tool-call ids, and asks for the two notes
+ * again; the run meets its journaled steps in order, so the first is answered from the journal and
+ * the second by a lookup of its key, and the model is given both recorded notes.
  */
 class AgentRestartTest {
   private static final String RUN = "request-7";
+  private static final String TITLE = AgentProcessMain.TITLE;
 
   @TempDir Path dir;
 
   @Test
-  void agentKilledAfterTheCallIsRestartedOnTheSameJournalAndGetsTheReplayedNote() throws Exception {
+  void agentKilledMidRunIsRestartedOnTheSameJournalWithOneEffectPerStepAndTheRecordedResults()
+      throws Exception {
     Path journalFile = dir.resolve("agent-journal.db");
     try (NotesNode node = NotesNode.start(dir.resolve("server"))) {
       String token = node.token("acme");
 
-      OperationKey keyAtKill;
-      Recording lost = new Recording(DropPolicy.posts()::test);
+      AtomicInteger posts = new AtomicInteger();
+      // The first note's answer arrives; every later answer to a POST is lost.
+      Recording lost = new Recording(e -> e.method().equals("POST") && posts.incrementAndGet() > 1);
       try (LossyProxy network = LossyProxy.start(node.uri(), lost)) {
         Path output = dir.resolve("first-agent.log");
         Process first = agent(journalFile, network.uri(), token, output);
         try {
-          awaitCommittedAndRetrying(first, node, network, output);
+          awaitSecondNoteCommittedAndRetrying(first, node, network, output);
         } finally {
           first.destroyForcibly(); // SIGKILL
           assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
@@ -53,13 +65,20 @@ class AgentRestartTest {
         assertThat(first.exitValue()).as("killed, not finished").isNotZero();
         assertThat(Files.readString(output)).doesNotContain("answer:");
       }
+      List<OperationKey> keysAtKill;
       try (ActionJournal journal = ActionJournal.sqlite(journalFile)) {
-        JournalEntry atKill = journal.find(RUN, "call-1").orElseThrow();
-        assertThat(atKill.status()).as("sent, never answered").isEqualTo(ActionStatus.PENDING);
-        keyAtKill = atKill.key();
+        List<JournalEntry> steps = journal.entries(RUN);
+        assertThat(steps).extracting(JournalEntry::stepId).containsExactly("call-1", "call-2");
+        assertThat(steps)
+            .extracting(JournalEntry::status)
+            .as("the second was sent, never answered")
+            .containsExactly(ActionStatus.COMPLETED, ActionStatus.PENDING);
+        keysAtKill = steps.stream().map(JournalEntry::key).toList();
       }
-      assertThat(node.holdsKey(keyAtKill.value())).as("the server committed it").isTrue();
-      assertThat(node.notes()).isEqualTo(1);
+      for (OperationKey key : keysAtKill) {
+        assertThat(node.holdsKey(key.value())).as("the server committed it").isTrue();
+      }
+      assertThat(node.notesTitled(TITLE)).isEqualTo(2);
 
       Recording afterRestart = new Recording(DropPolicy.never());
       Path output = dir.resolve("second-agent.log");
@@ -70,28 +89,69 @@ class AgentRestartTest {
       }
 
       String log = Files.readString(output);
-      String given = line(log, "model was given: ").orElseThrow();
-      assertThat(Json.parse(given).path("outcome").asText()).isEqualTo("completed");
-      assertThat(Json.parse(given).path("replayed").asBoolean()).isTrue();
-      assertThat(Json.parse(given).path("result").path("title").asText())
-          .isEqualTo(AgentProcessMain.TITLE);
-      assertThat(line(log, "tool call: ").orElseThrow())
-          .contains("stepId=call-1")
-          .contains("replayed=true");
-      assertThat(log).contains("answer: The note is there:");
+      List<JsonNode> given = lines(log, "model was given: ").stream().map(Json::parse).toList();
+      assertThat(given).hasSize(2);
+      assertThat(given).extracting(g -> g.path("outcome").asText()).containsOnly("completed");
+      assertThat(given).extracting(g -> g.path("replayed").asBoolean()).containsOnly(true);
+      assertThat(given)
+          .extracting(g -> g.path("result").path("title").asText())
+          .containsOnly(TITLE);
+      assertThat(given)
+          .extracting(g -> g.path("result").path("id").asLong())
+          .as("the two recorded notes")
+          .containsExactly(1L, 2L);
+      assertThat(lines(log, "tool call: "))
+          .satisfiesExactly(
+              first -> assertThat(first).contains("stepId=call-1"),
+              second -> assertThat(second).contains("stepId=call-2"));
+      assertThat(log).contains("answer: The notes are there.");
 
       assertThat(afterRestart.posts()).as("nothing sent again").isZero();
-      assertThat(afterRestart.lookups()).as("the journaled key looked up").isEqualTo(1);
-      assertThat(node.notes()).as("exactly one effect").isEqualTo(1);
-      assertThat(node.operations()).isEqualTo(1);
+      assertThat(afterRestart.lookups()).as("the unanswered step's key looked up").isEqualTo(1);
+      assertThat(node.notesTitled(TITLE)).as("one effect per step").isEqualTo(2);
+      assertThat(node.operations()).isEqualTo(2);
       try (ActionJournal journal = ActionJournal.sqlite(journalFile)) {
         List<JournalEntry> steps = journal.entries(RUN);
-        assertThat(steps).hasSize(1);
-        assertThat(steps.get(0).key()).as("the same key across the restart").isEqualTo(keyAtKill);
-        assertThat(steps.get(0).status()).isEqualTo(ActionStatus.COMPLETED);
-        assertThat(Json.parse(steps.get(0).response().orElseThrow().body()).path("title").asText())
-            .isEqualTo(AgentProcessMain.TITLE);
+        assertThat(steps)
+            .extracting(JournalEntry::key)
+            .as("the same keys across the restart")
+            .isEqualTo(keysAtKill);
+        assertThat(steps).extracting(JournalEntry::status).containsOnly(ActionStatus.COMPLETED);
+
+        // A third life whose model asks for something else at the second journaled step: refused
+        // by the journal, nothing sent.
+        Recording third = new Recording(DropPolicy.never());
+        try (LossyProxy network = LossyProxy.start(node.uri(), third)) {
+          ToolLedgerClient client =
+              ToolLedgerClient.builder()
+                  .baseUri(network.uri())
+                  .token(token)
+                  .journal(journal)
+                  .build();
+          Agent changed =
+              AiServices.builder(Agent.class)
+                  .chatModel(
+                      new ScriptedChatModel(
+                          call("create-note", "{\"title\":\"" + TITLE + "\"}"),
+                          call("create-note", "{\"title\":\"Board minutes (draft)\"}")))
+                  .toolProvider(
+                      ToolLedgerToolProvider.builder()
+                          .client(client)
+                          .tools(ToolLedgerCatalog.fetch(node.uri(), token))
+                          .build())
+                  .build();
+
+          assertThatThrownBy(() -> changed.chat("Create two notes titled " + TITLE, Agent.run(RUN)))
+              .isInstanceOf(ActionConflictException.class)
+              .hasMessageContaining("step call-2 of workflow " + RUN);
+          assertThat(third.posts()).as("nothing sent for the changed call").isZero();
+        }
+        assertThat(journal.entries(RUN))
+            .extracting(JournalEntry::key)
+            .as("the journal unchanged")
+            .isEqualTo(keysAtKill);
       }
+      assertThat(node.notes()).isEqualTo(2);
     }
   }
 
@@ -106,22 +166,24 @@ class AgentRestartTest {
                 AgentProcessMain.class.getName(),
                 journal.toString(),
                 server.toString(),
-                RUN)
+                RUN,
+                TITLE,
+                TITLE)
             .redirectErrorStream(true)
             .redirectOutput(output.toFile());
     builder.environment().put("TOOLLEDGER_TOKEN", token);
     return builder.start();
   }
 
-  /** Waits (bounded) until the note is committed and the agent has lost two answers. */
-  private static void awaitCommittedAndRetrying(
+  /** Waits (bounded) until the second note is committed and the agent has lost two answers. */
+  private static void awaitSecondNoteCommittedAndRetrying(
       Process agent, NotesNode node, LossyProxy network, Path output) throws Exception {
     long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (System.nanoTime() < giveUp) {
       if (!agent.isAlive()) {
         throw new AssertionError("the first agent exited early:\n" + Files.readString(output));
       }
-      if (network.dropped() >= 2 && node.notes() == 1) {
+      if (network.dropped() >= 2 && node.notes() == 2) {
         return;
       }
       Thread.sleep(20);
@@ -129,10 +191,10 @@ class AgentRestartTest {
     throw new AssertionError("the first agent never got stuck:\n" + Files.readString(output));
   }
 
-  private static Optional<String> line(String log, String prefix) {
+  private static List<String> lines(String log, String prefix) {
     return log.lines()
         .filter(l -> l.startsWith(prefix))
         .map(l -> l.substring(prefix.length()))
-        .findFirst();
+        .toList();
   }
 }

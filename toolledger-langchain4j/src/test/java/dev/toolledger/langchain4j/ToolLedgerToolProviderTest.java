@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.invocation.InvocationParameters;
+import dev.langchain4j.memory.chat.MessageWindowChatMemory;
 import dev.langchain4j.service.AiServices;
 import dev.langchain4j.service.Result;
 import dev.langchain4j.service.tool.ToolExecution;
@@ -95,33 +96,111 @@ class ToolLedgerToolProviderTest {
   }
 
   @Test
-  void modelCallingTheSameToolAgainReachesTheSameStepAndSendsNothing() throws Exception {
+  void twoDeliberateIdenticalCallsInOneRunAreTwoNotesUnderTwoKeys() throws Exception {
     Recording network = new Recording(DropPolicy.never());
     try (LossyProxy proxy = LossyProxy.start(node.uri(), network)) {
       ScriptedChatModel model =
           new ScriptedChatModel(
               call(CREATE_NOTE, REPORT),
-              // the same intent again, arguments in another order, under a new tool-call id
+              // the same note again, arguments spelled otherwise, after the first was completed
               call(CREATE_NOTE, "{ \"title\" : \"Quarterly report\" }"),
               answer("Done: "));
       Agent agent = agent(model, client(proxy, quickRetries(3)));
 
-      Result<String> result = agent.chat("Create a note titled Quarterly report", run("run-2"));
+      Result<String> result = agent.chat("Create two notes titled Quarterly report", run("run-2"));
 
-      assertThat(network.posts()).isEqualTo(1);
-      assertThat(node.notes()).isEqualTo(1);
+      assertThat(network.posts()).as("both sent").isEqualTo(2);
+      assertThat(node.notesTitled("Quarterly report")).isEqualTo(2);
       List<ToolExecutionResultMessage> seen = model.toolResultsSeen();
       assertThat(seen).hasSize(2);
-      assertThat(seen.get(0).id()).isNotEqualTo(seen.get(1).id());
       JsonNode first = Json.parse(seen.get(0).text());
       JsonNode second = Json.parse(seen.get(1).text());
       assertThat(first.path("replayed").asBoolean()).isFalse();
-      assertThat(second.path("replayed").asBoolean()).as("answered from the journal").isTrue();
-      assertThat(second.path("result")).isEqualTo(first.path("result"));
+      assertThat(second.path("replayed").asBoolean()).as("carried out, not replayed").isFalse();
+      assertThat(second.path("result").path("id").asLong())
+          .isNotEqualTo(first.path("result").path("id").asLong());
       assertThat(result.toolExecutions())
           .extracting(e -> ledgerCall(e).stepId())
-          .containsExactly("call-1", "call-1");
-      assertThat(journal.entries("run-2")).hasSize(1);
+          .containsExactly("call-1", "call-2");
+      List<JournalEntry> steps = journal.entries("run-2");
+      assertThat(steps).extracting(JournalEntry::key).hasSize(2).doesNotHaveDuplicates();
+      assertThat(steps).extracting(JournalEntry::status).containsOnly(ActionStatus.COMPLETED);
+      for (JournalEntry step : steps) {
+        assertThat(node.holdsKey(step.key().value())).as(step.stepId()).isTrue();
+      }
+    }
+  }
+
+  @Test
+  void replayedRunMeetsItsJournaledStepsInOrderAndOnlyNewStepsAreSent() throws Exception {
+    Recording network = new Recording(DropPolicy.never());
+    try (LossyProxy proxy = LossyProxy.start(node.uri(), network)) {
+      ToolLedgerClient client = client(proxy, quickRetries(3));
+      agent(
+              new ScriptedChatModel(
+                  call(CREATE_NOTE, REPORT), call(CREATE_NOTE, REPORT), answer("Done: ")),
+              client)
+          .chat("Create two notes titled Quarterly report", run("run-7"));
+      assertThat(network.posts()).isEqualTo(2);
+
+      // The same run again (a replay from the user's request): the model asks for both notes
+      // again, then for one more.
+      ScriptedChatModel replayed =
+          new ScriptedChatModel(
+              call(CREATE_NOTE, REPORT),
+              call(CREATE_NOTE, REPORT),
+              call(CREATE_NOTE, "{\"title\":\"Minutes\"}"),
+              answer("Done: "));
+      Result<String> result =
+          agent(replayed, client).chat("Create two notes titled Quarterly report", run("run-7"));
+
+      assertThat(result.toolExecutions())
+          .extracting(e -> ledgerCall(e).stepId())
+          .containsExactly("call-1", "call-2", "call-3");
+      assertThat(replayed.toolResultsSeen())
+          .extracting(m -> Json.parse(m.text()).path("replayed").asBoolean())
+          .containsExactly(true, true, false);
+      assertThat(network.posts()).as("only the new step was sent").isEqualTo(3);
+      assertThat(node.notesTitled("Quarterly report")).isEqualTo(2);
+      assertThat(node.notes()).isEqualTo(3);
+      assertThat(journal.entries("run-7")).hasSize(3);
+    }
+  }
+
+  @Test
+  void withAChatMemoryTheNextInvocationOfTheRunContinuesAfterTheStepsItsConversationHolds()
+      throws Exception {
+    Recording network = new Recording(DropPolicy.never());
+    try (LossyProxy proxy = LossyProxy.start(node.uri(), network)) {
+      ScriptedChatModel model =
+          new ScriptedChatModel(
+              call(CREATE_NOTE, REPORT),
+              answer("Done: "),
+              call(CREATE_NOTE, "{\"title\":\"Minutes\"}"),
+              answer("Done: "));
+      Agent agent =
+          AiServices.builder(Agent.class)
+              .chatModel(model)
+              .chatMemory(MessageWindowChatMemory.withMaxMessages(20))
+              .toolProvider(
+                  ToolLedgerToolProvider.builder()
+                      .client(client(proxy, quickRetries(3)))
+                      .tools(ToolLedgerCatalog.fetch(node.uri(), token))
+                      .build())
+              .build();
+
+      agent.chat("Create a note titled Quarterly report", run("run-8"));
+      Result<String> next = agent.chat("And one titled Minutes", run("run-8"));
+
+      assertThat(next.toolExecutions())
+          .extracting(e -> ledgerCall(e).stepId())
+          .as("the memory holds call-1 with its result: the run continues, no conflict")
+          .containsExactly("call-2");
+      assertThat(journal.entries("run-8"))
+          .extracting(e -> e.action().parameters().path("title").asText())
+          .containsExactly("Quarterly report", "Minutes");
+      assertThat(network.posts()).isEqualTo(2);
+      assertThat(node.notes()).isEqualTo(2);
     }
   }
 
@@ -164,6 +243,11 @@ class ToolLedgerToolProviderTest {
       JournalEntry entry = journal.find("run-3", "call-1").orElseThrow();
       assertThat(entry.status()).isEqualTo(ActionStatus.COMPLETED);
       assertThat(ledgerCall(result.toolExecutions().get(1)).outcome().key()).isEqualTo(entry.key());
+      assertThat(result.toolExecutions())
+          .extracting(e -> ledgerCall(e).stepId())
+          .as("the repeat of the unknown call is the same step")
+          .containsExactly("call-1", "call-1");
+      assertThat(journal.entries("run-3")).hasSize(1);
     }
   }
 
@@ -213,32 +297,38 @@ class ToolLedgerToolProviderTest {
       List<JournalEntry> steps = journal.entries("run-5");
       assertThat(steps)
           .extracting(JournalEntry::stepId)
-          .containsExactly("call-1", "call-2", "call-3");
+          .containsExactly("call-1", "call-2", "call-3", "call-4");
       assertThat(steps).extracting(e -> e.action().tool()).containsOnly(CREATE_NOTE);
       assertThat(steps)
           .extracting(e -> e.action().parameters().path("title").asText())
-          .containsExactly("Groceries", "Dentist", "");
+          .containsExactly("Groceries", "Dentist", "Groceries", "");
       assertThat(steps)
           .extracting(JournalEntry::status)
-          .containsExactly(ActionStatus.COMPLETED, ActionStatus.COMPLETED, ActionStatus.REJECTED);
+          .containsExactly(
+              ActionStatus.COMPLETED,
+              ActionStatus.COMPLETED,
+              ActionStatus.COMPLETED,
+              ActionStatus.REJECTED);
       assertThat(steps.get(0).response().orElseThrow().status()).isEqualTo(201);
       assertThat(Json.parse(steps.get(1).response().orElseThrow().body()).path("body").asText())
           .isEqualTo("Tuesday");
-      assertThat(steps.get(2).problem().orElseThrow().path("type").asText())
+      assertThat(steps.get(3).problem().orElseThrow().path("type").asText())
           .endsWith("invalid-parameters");
       assertThat(steps).extracting(JournalEntry::key).doesNotHaveDuplicates();
-      for (JournalEntry step : steps.subList(0, 2)) {
+      for (JournalEntry step : steps.subList(0, 3)) {
         assertThat(node.holdsKey(step.key().value())).as(step.stepId()).isTrue();
       }
-      assertThat(node.notes()).isEqualTo(2);
+      assertThat(node.notes())
+          .as("Groceries asked for twice after it was done: two notes")
+          .isEqualTo(3);
 
       // Every call the model made is one of these steps, named in the result and in memory.
       assertThat(result.toolExecutions())
           .extracting(e -> ledgerCall(e).stepId())
-          .containsExactly("call-1", "call-2", "call-1", "call-3");
+          .containsExactly("call-1", "call-2", "call-3", "call-4");
       assertThat(model.toolResultsSeen())
           .extracting(m -> m.attributes().get(LedgerToolExecutor.ATTRIBUTE_STEP))
-          .containsExactly("call-1", "call-2", "call-1", "call-3");
+          .containsExactly("call-1", "call-2", "call-3", "call-4");
       JsonNode rejected = Json.parse(model.toolResultsSeen().get(3).text());
       assertThat(rejected.path("outcome").asText()).isEqualTo("rejected");
       assertThat(model.toolResultsSeen().get(3).isError()).isTrue();

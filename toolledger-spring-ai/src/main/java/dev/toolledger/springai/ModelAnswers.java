@@ -20,8 +20,8 @@ final class ModelAnswers {
       "This is the recorded result of this action, which had already been carried out (an earlier"
           + " answer was lost, or the agent restarted). It was not done again.";
   static final String REFUSED_NOTE =
-      "The tool refused this action and recorded the refusal; asking again with the same"
-          + " arguments returns the same refusal.";
+      "The tool refused this action and recorded the refusal. Asking again is a new action,"
+          + " which the tool decides anew.";
   static final String REJECTED_NOTE =
       "Nothing was done. Fix the cause before trying again; the same call is refused the same"
           + " way.";

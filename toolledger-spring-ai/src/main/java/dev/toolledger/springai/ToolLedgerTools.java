@@ -11,6 +11,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -33,23 +34,28 @@ import org.springframework.ai.tool.definition.ToolDefinition;
  * }</pre>
  *
  * <p>The workflow id names one run of the agent (a user request, a job): the journal keeps one key
- * per step of it, and the default {@link StepIdentity#byArguments()} makes every call of a tool
- * with the same arguments in that run the same step.
+ * per step of it. Each {@link #toolContext(String)} starts a pass over the run: its calls become
+ * the run's steps {@code call-1}, {@code call-2}, ... by the same-action rule of {@link
+ * dev.toolledger.client.AgentRun} (a repeat of a call whose outcome is unknown is the same step; a
+ * repeat after a definitive outcome is a new one), and a pass over a run the journal already holds
+ * (a replay after a restart, a host retrying the whole exchange) meets the journaled steps in their
+ * recorded order.
  */
 public final class ToolLedgerTools {
   /** The tool-context entry that holds the run's workflow id (a non-blank {@code String}). */
   public static final String WORKFLOW_ID = "dev.toolledger.workflow-id";
 
+  /** The tool-context entry that holds the request's pass over the run (made by toolContext). */
+  static final String RUN_PASS = "dev.toolledger.run-pass";
+
   /** Default timeout of {@link #discover}: 10 seconds. */
   public static final Duration DEFAULT_DISCOVERY_TIMEOUT = Duration.ofSeconds(10);
 
   private final ToolLedgerClient client;
-  private final StepIdentity stepIdentity;
   private final Duration discoveryTimeout;
 
   private ToolLedgerTools(Builder b) {
     this.client = b.client;
-    this.stepIdentity = b.stepIdentity;
     this.discoveryTimeout = b.discoveryTimeout;
   }
 
@@ -58,12 +64,29 @@ public final class ToolLedgerTools {
     return new Builder(client);
   }
 
-  /** The tool context a {@code ChatClient} request needs: {@code {WORKFLOW_ID: workflowId}}. */
+  /**
+   * The tool context a {@code ChatClient} request needs: the run's workflow id and a new pass over
+   * the run. Make one for each request ({@code chatClient.prompt()...toolContext(...).call()}): a
+   * request with a new one takes the run's steps from {@code call-1} (so a replay of the run, or a
+   * host's retry of the whole exchange, meets the journaled steps in order); a request that reuses
+   * one continues where the previous left off. Not as a {@code defaultToolContext}.
+   */
   public static Map<String, Object> toolContext(String workflowId) {
+    return toolContext(workflowId, Map.of());
+  }
+
+  /** {@link #toolContext(String)} with the host's own entries added (their keys must differ). */
+  public static Map<String, Object> toolContext(
+      String workflowId, Map<String, Object> hostEntries) {
     if (workflowId == null || workflowId.isBlank()) {
       throw new IllegalArgumentException("workflowId must not be blank");
     }
-    return Map.of(WORKFLOW_ID, workflowId);
+    Map<String, Object> context = new HashMap<>(hostEntries);
+    if (context.put(WORKFLOW_ID, workflowId) != null
+        || context.put(RUN_PASS, new RunPass()) != null) {
+      throw new IllegalArgumentException("hostEntries must not hold ToolLedger's own entries");
+    }
+    return Map.copyOf(context);
   }
 
   /**
@@ -91,7 +114,7 @@ public final class ToolLedgerTools {
             .description(description)
             .inputSchema(Json.write(schema))
             .build();
-    return new ToolLedgerToolCallback(client, definition, stepIdentity);
+    return new ToolLedgerToolCallback(client, definition);
   }
 
   /**
@@ -156,17 +179,10 @@ public final class ToolLedgerTools {
   /** Options; {@link #build()} checks them. */
   public static final class Builder {
     private final ToolLedgerClient client;
-    private StepIdentity stepIdentity = StepIdentity.byArguments();
     private Duration discoveryTimeout = DEFAULT_DISCOVERY_TIMEOUT;
 
     private Builder(ToolLedgerClient client) {
       this.client = client;
-    }
-
-    /** How a tool call becomes a step of the run. Default {@link StepIdentity#byArguments()}. */
-    public Builder stepIdentity(StepIdentity stepIdentity) {
-      this.stepIdentity = stepIdentity;
-      return this;
     }
 
     /** Connect and read timeout of {@link #discover}. Default 10 seconds. */
@@ -179,9 +195,6 @@ public final class ToolLedgerTools {
       if (client == null) {
         throw new IllegalArgumentException(
             "client is required (a ToolLedgerClient with a journal)");
-      }
-      if (stepIdentity == null) {
-        throw new IllegalArgumentException("stepIdentity must not be null");
       }
       if (discoveryTimeout == null || discoveryTimeout.isNegative() || discoveryTimeout.isZero()) {
         throw new IllegalArgumentException("discoveryTimeout must be positive");

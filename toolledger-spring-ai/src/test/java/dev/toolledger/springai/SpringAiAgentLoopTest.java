@@ -143,7 +143,10 @@ class SpringAiAgentLoopTest {
       assertThat(Json.parse(seen.get(1)).path("result"))
           .isEqualTo(Json.parse(seen.get(0)).path("result"));
       assertThat(answer).contains("\"replayed\":true");
-      assertThat(journal.entries("chat-2/turn-1")).hasSize(1);
+      assertThat(journal.entries("chat-2/turn-1"))
+          .extracting(JournalEntry::stepId)
+          .as("the retried exchange met the journaled step at its position")
+          .containsExactly("call-1");
     }
   }
 
@@ -169,8 +172,8 @@ class SpringAiAgentLoopTest {
           .containsExactly("Groceries", "", "Call the plumber");
       assertThat(entries)
           .extracting(JournalEntry::stepId)
-          .allMatch(step -> step.matches("create-note/[A-Za-z0-9_-]{43}"))
-          .doesNotHaveDuplicates();
+          .containsExactly("call-1", "call-2", "call-3");
+      assertThat(entries).extracting(JournalEntry::key).doesNotHaveDuplicates();
       assertThat(entries)
           .extracting(JournalEntry::status)
           .containsExactly(ActionStatus.COMPLETED, ActionStatus.REJECTED, ActionStatus.COMPLETED);
@@ -194,25 +197,54 @@ class SpringAiAgentLoopTest {
   }
 
   @Test
-  void changedArgumentsUnderAStepTheHostFixedAreRefusedAndNothingIsSent() throws Exception {
+  void twoDeliberateIdenticalNotesInOneRequestAreTwoNotesUnderTwoKeys() throws Exception {
     Wire wire = new Wire(DropPolicy.never());
     try (LossyProxy proxy = LossyProxy.start(node.uri(), wire)) {
-      // A host that plans its own steps: the plan position comes in the tool context.
-      ToolLedgerTools planned =
-          ToolLedgerTools.builder(clientVia(proxy, 3))
-              .stepIdentity(call -> "plan-step-" + call.toolContext().get("plan-step"))
-              .build();
+      ScriptedChatModel model =
+          new ScriptedChatModel(
+              callTool("call-1", "create-note", NOTE),
+              // the same note again after the first was completed: the user wants two
+              callTool(
+                  "call-2", "create-note", "{\"body\":\"milk, eggs\",\"title\":\"Groceries\"}"),
+              reportToolResult());
+      Agent agent = new Agent(model, tools(clientVia(proxy, 3)));
+
+      agent.ask("chat-4/turn-1", "Make two notes of the groceries, one for each of us");
+
+      assertThat(wire.posts()).as("both sent").isEqualTo(2);
+      assertThat(node.notes()).isEqualTo(2);
+      List<String> seen = model.toolResponsesSeen();
+      assertThat(seen)
+          .extracting(r -> Json.parse(r).path("replayed").asBoolean())
+          .containsExactly(false, false);
+      assertThat(seen)
+          .extracting(r -> Json.parse(r).path("result").path("id").asLong())
+          .containsExactly(1L, 2L);
+      List<JournalEntry> entries = journal.entries("chat-4/turn-1");
+      assertThat(entries).extracting(JournalEntry::stepId).containsExactly("call-1", "call-2");
+      assertThat(entries).extracting(JournalEntry::status).containsOnly(ActionStatus.COMPLETED);
+      assertThat(node.operationKeys())
+          .containsExactlyInAnyOrder(entries.get(0).key().value(), entries.get(1).key().value());
+    }
+  }
+
+  @Test
+  void replayedRequestAskingForOtherArgumentsAtAJournaledStepIsRefusedAndNothingIsSent()
+      throws Exception {
+    Wire wire = new Wire(DropPolicy.never());
+    try (LossyProxy proxy = LossyProxy.start(node.uri(), wire)) {
       ScriptedChatModel model =
           new ScriptedChatModel(
               callTool("call-1", "create-note", "{\"title\":\"Groceries\"}"),
               reportToolResult(),
               callTool("call-2", "create-note", "{\"title\":\"Groceries and wine\"}"),
+              // told that the step is taken, it asks for the journaled call after all
+              callTool("call-3", "create-note", "{\"title\":\"Groceries\"}"),
               reportToolResult());
-      Agent agent = new Agent(model, planned.discover(node.uri(), token));
-      Map<String, Object> stepOne = Map.of(ToolLedgerTools.WORKFLOW_ID, "job-9", "plan-step", 1);
+      Agent agent = new Agent(model, tools(clientVia(proxy, 3)));
 
-      agent.ask(stepOne, "Note the groceries");
-      agent.ask(stepOne, "Note the groceries"); // the model now asks for something else
+      agent.ask("job-9", "Note the groceries");
+      agent.ask("job-9", "Note the groceries"); // the replay's model now asks for something else
 
       List<String> seen = model.toolResponsesSeen();
       JsonNode refused = Json.parse(seen.get(1));
@@ -221,11 +253,15 @@ class SpringAiAgentLoopTest {
       assertThat(refused.path("problem").path("detail").asText())
           .contains("already taken")
           .doesNotContain("wine");
+      JsonNode afterAll = Json.parse(seen.get(2));
+      assertThat(afterAll.path("replayed").asBoolean())
+          .as("the refused call took no position: the journaled call-1 is still next")
+          .isTrue();
       assertThat(wire.posts()).as("the changed call was never sent").isEqualTo(1);
       assertThat(node.notes()).isEqualTo(1);
       List<JournalEntry> entries = journal.entries("job-9");
       assertThat(entries).hasSize(1);
-      assertThat(entries.get(0).stepId()).isEqualTo("plan-step-1");
+      assertThat(entries.get(0).stepId()).isEqualTo("call-1");
       assertThat(entries.get(0).action().parameters().path("title").asText())
           .isEqualTo("Groceries");
       assertThat(agent.exceptionsGivenToTheProcessor()).isZero();
@@ -262,6 +298,7 @@ class SpringAiAgentLoopTest {
           .isZero();
       List<JournalEntry> entries = journal.entries("chat-5/turn-1");
       assertThat(entries).hasSize(1);
+      assertThat(entries.get(0).stepId()).as("the repeat was the same step").isEqualTo("call-1");
       assertThat(entries.get(0).status()).isEqualTo(ActionStatus.UNKNOWN);
       assertThat(node.operationKeys())
           .as("every attempt of both calls carried the one journal key")
@@ -310,11 +347,14 @@ class SpringAiAgentLoopTest {
       assertThat(first.path("status").asInt()).isEqualTo(409);
       assertThat(first.path("result").path("type").asText()).endsWith("/quota-exceeded");
       assertThat(first.path("note").asText()).isEqualTo(ModelAnswers.REFUSED_NOTE);
+      // A refusal is definitive: asking again is a new action, refused by the tool again.
       JsonNode second = Json.parse(seen.get(1));
       assertThat(second.path("outcome").asText()).isEqualTo("refused");
-      assertThat(second.path("replayed").asBoolean()).as("from the journal").isTrue();
+      assertThat(second.path("replayed").asBoolean()).isFalse();
       assertThat(full.notes()).isZero();
-      assertThat(own.entries("chat-8/turn-1")).hasSize(1);
+      assertThat(own.entries("chat-8/turn-1"))
+          .extracting(e -> e.response().orElseThrow().status())
+          .containsExactly(409, 409);
     }
   }
 
@@ -351,6 +391,15 @@ class SpringAiAgentLoopTest {
       assertThatThrownBy(() -> tool.call(NOTE))
           .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("ToolLedgerTools.toolContext(workflowId)");
+      // A host's own map with the workflow id but without the pass that toolContext starts.
+      assertThatThrownBy(
+              () ->
+                  tool.call(
+                      NOTE,
+                      new org.springframework.ai.chat.model.ToolContext(
+                          Map.of(ToolLedgerTools.WORKFLOW_ID, "chat-9"))))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("ToolLedgerTools.toolContext(workflowId)");
       assertThat(wire.posts()).isZero();
       assertThat(journal.workflowsWithUnfinishedActions()).isEmpty();
     }
@@ -381,8 +430,6 @@ class SpringAiAgentLoopTest {
     ToolLedgerClient client = directClient();
     assertThatThrownBy(() -> ToolLedgerTools.builder(null).build())
         .hasMessageContaining("client is required");
-    assertThatThrownBy(() -> ToolLedgerTools.builder(client).stepIdentity(null).build())
-        .hasMessageContaining("stepIdentity");
     assertThatThrownBy(
             () -> ToolLedgerTools.builder(client).discoveryTimeout(Duration.ZERO).build())
         .hasMessageContaining("discoveryTimeout must be positive");
@@ -390,5 +437,8 @@ class SpringAiAgentLoopTest {
         .hasMessageContaining("inputSchema of t must be a JSON object");
     assertThatThrownBy(() -> ToolLedgerTools.toolContext(" "))
         .hasMessageContaining("workflowId must not be blank");
+    assertThatThrownBy(
+            () -> ToolLedgerTools.toolContext("w", Map.of(ToolLedgerTools.WORKFLOW_ID, "other")))
+        .hasMessageContaining("must not hold ToolLedger's own entries");
   }
 }

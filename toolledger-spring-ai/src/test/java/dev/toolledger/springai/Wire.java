@@ -24,7 +24,9 @@ final class Wire implements DropPolicy {
     return exchanges.stream().filter(e -> e.method().equals("POST")).count();
   }
 
-  long gets() {
-    return exchanges.stream().filter(e -> e.method().equals("GET")).count();
+  long lookups() {
+    return exchanges.stream()
+        .filter(e -> e.method().equals("GET") && e.target().startsWith("/v1/operations/"))
+        .count();
   }
 }

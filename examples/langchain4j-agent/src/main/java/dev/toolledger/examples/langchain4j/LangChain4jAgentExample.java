@@ -27,9 +27,10 @@ import java.util.List;
 
 /**
  * A LangChain4j agent whose write tool goes through ToolLedger, told step by step: a lost answer
- * retried and replayed, an outcome that stays unknown when every answer is lost, and the agent
- * started again on the same journal, replaying its run and getting the recorded outcome. Ends with
- * {@code All checks passed.} and exits non-zero if any check fails.
+ * retried and replayed, an outcome that stays unknown when every answer is lost, the agent started
+ * again on the same journal, replaying its run and getting the recorded outcome, and two notes with
+ * the same title asked for in one request, which are two actions. Ends with {@code All checks
+ * passed.} and exits non-zero if any check fails.
  *
  * <pre>
  * mvn -B -q -pl examples/langchain4j-agent -am package -DskipTests -Drun
@@ -148,9 +149,31 @@ public final class LangChain4jAgentExample {
         }
 
         out.println();
-        out.println("4. The journal explains every step:");
+        out.println(
+            "4. Request 'request-3' asks for two notes with the same title. The first is completed,");
+        out.println("   so the model's identical second call is a new action with a new key.");
+        try (AgentHost agent = AgentHost.start(journalFile, proxy.uri(), token, PATIENT, model)) {
+          Result<String> result =
+              agent.handle("request-3", "Create two notes titled 'Standup', one for each team");
+          List<ToolExecution> executions = result.toolExecutions();
+          for (ToolExecution execution : executions) {
+            print(out, (LedgerToolCall) execution.resultObject());
+          }
+          out.println("   agent answers: " + result.content());
+          checks.that("two calls, steps call-1 and call-2", executions.size() == 2);
+          checks.that(
+              "under two keys, both carried out",
+              executions.size() == 2
+                  && executions.stream()
+                      .map(e -> ((LedgerToolCall) e.resultObject()).outcome())
+                      .allMatch(o -> o instanceof Outcome.Completed c && !c.replayed())
+                  && !key(executions.get(0)).equals(key(executions.get(1))));
+        }
+
+        out.println();
+        out.println("5. The journal explains every step:");
         try (ActionJournal journal = ActionJournal.sqlite(journalFile)) {
-          for (String run : List.of("request-1", "request-2")) {
+          for (String run : List.of("request-1", "request-2", "request-3")) {
             for (JournalEntry entry : journal.entries(run)) {
               out.println(
                   "   "
@@ -178,7 +201,7 @@ public final class LangChain4jAgentExample {
         long operations = count(ledgerFile, "tl_operations");
         out.println();
         out.println("Result: " + notes + " notes, " + operations + " operations.");
-        checks.that("exactly one note per request", notes == 2 && operations == 2);
+        checks.that("exactly one note per step: 1 + 1 + 2", notes == 4 && operations == 4);
       }
     }
     out.println(checks.passed() ? "All checks passed." : "Some checks FAILED.");
@@ -191,6 +214,10 @@ public final class LangChain4jAgentExample {
       throw new IllegalStateException("expected one tool call, got " + executions.size());
     }
     return (LedgerToolCall) executions.get(0).resultObject();
+  }
+
+  private static OperationKey key(ToolExecution execution) {
+    return ((LedgerToolCall) execution.resultObject()).outcome().key();
   }
 
   private static void print(PrintStream out, LedgerToolCall call) {

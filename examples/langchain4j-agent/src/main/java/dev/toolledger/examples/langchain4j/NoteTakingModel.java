@@ -22,7 +22,8 @@ import java.util.regex.Pattern;
  *
  * <ul>
  *   <li>asked "Create a note titled 'X'", it calls {@code create-note} with {@code {"title":"X"}}
- *       under a fresh tool-call id, as a real model would;
+ *       under a fresh tool-call id, as a real model would; asked for "two notes titled 'X'", it
+ *       calls it a second time, with the same arguments, once the first is done;
  *   <li>given the tool's result, it answers the user from it, and says so plainly when the outcome
  *       is unknown instead of claiming success.
  * </ul>
@@ -31,6 +32,7 @@ import java.util.regex.Pattern;
  */
 final class NoteTakingModel implements ChatModel {
   private static final Pattern TITLE = Pattern.compile("titled '([^']+)'");
+  private static final Pattern TWO = Pattern.compile("\\btwo notes\\b");
 
   private final PrintStream out;
 
@@ -42,31 +44,58 @@ final class NoteTakingModel implements ChatModel {
   public ChatResponse doChat(ChatRequest request) {
     List<ChatMessage> messages = request.messages();
     ChatMessage last = messages.get(messages.size() - 1);
+    UserMessage user = lastUserMessage(messages);
+    Matcher title = TITLE.matcher(user.singleText());
+    int wanted = TWO.matcher(user.singleText()).find() ? 2 : 1;
     AiMessage reply;
-    if (last instanceof UserMessage user) {
-      Matcher title = TITLE.matcher(user.singleText());
-      if (!title.find()) {
-        reply = AiMessage.from("Which title should the note have?");
-      } else {
-        String arguments = Json.write(Json.object().put("title", title.group(1)));
-        String id = "call_" + UUID.randomUUID().toString().substring(0, 8);
-        out.println(
-            "   model asks for create-note " + arguments + " (its tool-call id: " + id + ")");
-        reply =
-            AiMessage.from(
-                ToolExecutionRequest.builder()
-                    .id(id)
-                    .name("create-note")
-                    .arguments(arguments)
-                    .build());
-      }
-    } else if (last instanceof ToolExecutionResultMessage result) {
+    if (last instanceof ToolExecutionResultMessage result) {
       out.println("   model is given: " + result.text());
+    }
+    if (!title.find()) {
+      reply = AiMessage.from("Which title should the note have?");
+    } else if (last instanceof UserMessage
+        || (last instanceof ToolExecutionResultMessage result
+            && completed(result)
+            && resultsSince(messages, user) < wanted)) {
+      String arguments = Json.write(Json.object().put("title", title.group(1)));
+      String id = "call_" + UUID.randomUUID().toString().substring(0, 8);
+      out.println("   model asks for create-note " + arguments + " (its tool-call id: " + id + ")");
+      reply =
+          AiMessage.from(
+              ToolExecutionRequest.builder()
+                  .id(id)
+                  .name("create-note")
+                  .arguments(arguments)
+                  .build());
+    } else if (last instanceof ToolExecutionResultMessage result) {
       reply = AiMessage.from(answer(Json.parse(result.text())));
     } else {
       reply = AiMessage.from("I have nothing to add.");
     }
     return ChatResponse.builder().aiMessage(reply).build();
+  }
+
+  private static UserMessage lastUserMessage(List<ChatMessage> messages) {
+    for (int i = messages.size() - 1; i >= 0; i--) {
+      if (messages.get(i) instanceof UserMessage user) {
+        return user;
+      }
+    }
+    throw new IllegalStateException("no user message");
+  }
+
+  private static int resultsSince(List<ChatMessage> messages, UserMessage user) {
+    int results = 0;
+    for (int i = messages.size() - 1; i >= 0 && messages.get(i) != user; i--) {
+      if (messages.get(i) instanceof ToolExecutionResultMessage) {
+        results++;
+      }
+    }
+    return results;
+  }
+
+  private static boolean completed(ToolExecutionResultMessage result) {
+    return "completed".equals(Json.parse(result.text()).path("outcome").asText());
   }
 
   private static String answer(JsonNode result) {

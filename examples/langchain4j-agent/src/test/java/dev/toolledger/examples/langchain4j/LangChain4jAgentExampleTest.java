@@ -28,11 +28,19 @@ class LangChain4jAgentExampleTest {
         .contains("-> 201, the answer is LOST on the way back")
         .contains("\"outcome\":\"unknown\"")
         .contains("(a lookup of the journaled key) -> 200, delivered")
-        .contains("Result: 2 notes, 2 operations.")
+        .contains("Result: 4 notes, 4 operations.")
         .endsWith("All checks passed." + System.lineSeparator())
         .doesNotContain("FAILED");
     // The replayed run after the restart: the model got the recorded note, under the same key.
-    String restart = story.substring(story.indexOf("3. The agent starts again"));
+    String restart =
+        story.substring(story.indexOf("3. The agent starts again"), story.indexOf("4. Request"));
     assertThat(restart).contains("\"replayed\":true").contains("Note #2 'Board minutes' is saved.");
+    // Two notes with one title in one request: two steps, two keys, both carried out.
+    String twice = story.substring(story.indexOf("4. Request"), story.indexOf("5. The journal"));
+    assertThat(twice)
+        .contains("request-3 step call-1")
+        .contains("request-3 step call-2")
+        .contains("Note #4 'Standup' is saved.")
+        .doesNotContain("replayed=true");
   }
 }

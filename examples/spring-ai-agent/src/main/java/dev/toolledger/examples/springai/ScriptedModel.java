@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.ai.chat.messages.AssistantMessage;
 import org.springframework.ai.chat.messages.Message;
 import org.springframework.ai.chat.messages.ToolResponseMessage;
+import org.springframework.ai.chat.messages.UserMessage;
 import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.model.Generation;
@@ -15,8 +16,9 @@ import org.springframework.ai.chat.prompt.Prompt;
 
 /**
  * A stand-in for a real model, so that the example runs without an API key: asked by the user, it
- * calls {@code create-note}; told the tool's answer, it answers the user from it. Each tool call
- * gets a new id, as a real model's would. It prints what it is told and what it says.
+ * calls {@code create-note} (as many times as the user asked for notes, each after the previous one
+ * is completed); told the tool's answer, it answers the user from it. Each tool call gets a new id,
+ * as a real model's would. It prints what it is told and what it says.
  *
  * <p>To use a real model instead, pass any Spring AI {@link ChatModel} (OpenAI, Anthropic, Ollama)
  * to {@link SpringAiAgentExample#agent}; see docs/agents-spring-ai.md.
@@ -24,12 +26,19 @@ import org.springframework.ai.chat.prompt.Prompt;
 final class ScriptedModel implements ChatModel {
   private final String toolCallPrefix;
   private final String noteArguments;
+  private final int notes;
   private final PrintStream out;
   private final AtomicInteger calls = new AtomicInteger();
 
   ScriptedModel(String toolCallPrefix, String noteArguments, PrintStream out) {
+    this(toolCallPrefix, noteArguments, 1, out);
+  }
+
+  /** A model that asks for {@code notes} notes with the same arguments, one after the other. */
+  ScriptedModel(String toolCallPrefix, String noteArguments, int notes, PrintStream out) {
     this.toolCallPrefix = toolCallPrefix;
     this.noteArguments = noteArguments;
+    this.notes = notes;
     this.out = out;
   }
 
@@ -37,13 +46,16 @@ final class ScriptedModel implements ChatModel {
   public ChatResponse call(Prompt prompt) {
     List<Message> conversation = prompt.getInstructions();
     Message last = conversation.get(conversation.size() - 1);
-    AssistantMessage answer;
+    JsonNode told = null;
     if (last instanceof ToolResponseMessage response) {
-      String told = response.getResponses().get(0).responseData();
-      out.println("  model is told:   " + told);
-      answer = new AssistantMessage(reply(Json.parse(told)));
-      out.println("  model answers:   " + answer.getText());
-    } else {
+      String text = response.getResponses().get(0).responseData();
+      out.println("  model is told:   " + text);
+      told = Json.parse(text);
+    }
+    AssistantMessage answer;
+    if (told == null
+        || ("completed".equals(told.path("outcome").asText())
+            && toolResponsesThisTurn(conversation) < notes)) {
       String id = toolCallPrefix + calls.incrementAndGet();
       out.println("  model asks:      create-note " + noteArguments + " (tool call " + id + ")");
       answer =
@@ -52,8 +64,23 @@ final class ScriptedModel implements ChatModel {
                   List.of(
                       new AssistantMessage.ToolCall(id, "function", "create-note", noteArguments)))
               .build();
+    } else {
+      answer = new AssistantMessage(reply(told));
+      out.println("  model answers:   " + answer.getText());
     }
     return new ChatResponse(List.of(new Generation(answer)));
+  }
+
+  private static int toolResponsesThisTurn(List<Message> conversation) {
+    int responses = 0;
+    for (int i = conversation.size() - 1;
+        i >= 0 && !(conversation.get(i) instanceof UserMessage);
+        i--) {
+      if (conversation.get(i) instanceof ToolResponseMessage) {
+        responses++;
+      }
+    }
+    return responses;
   }
 
   /** What a careful model makes of each outcome. */

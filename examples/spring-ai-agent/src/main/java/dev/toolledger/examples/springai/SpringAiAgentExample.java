@@ -38,32 +38,44 @@ import org.springframework.ai.tool.ToolCallback;
  *       answer lost, retried under the same key, and the model is told the recorded note;
  *   <li>the agent stops, and a new agent on the same journal runs the same turn again: the model
  *       asks again under a new tool-call id, the journal answers, nothing is sent;
- *   <li>the ledger holds one note, under the journal's key.
+ *   <li>in a second turn the user asks for two notes with the same title: the model's identical
+ *       second call comes after the first was completed, so it is a new action with a new key;
+ *   <li>the ledger holds three notes, each under its journal key.
  * </ol>
  *
  * <p>Argument: a directory for the files (default: a new temporary directory).
  */
 public final class SpringAiAgentExample {
   static final String WORKFLOW = "chat-42/turn-1";
+  static final String SECOND_WORKFLOW = "chat-42/turn-2";
   static final String NOTE = "{\"title\":\"Groceries\",\"body\":\"milk, eggs\"}";
+  static final String STANDUP = "{\"title\":\"Standup\",\"body\":\"9:30\"}";
 
-  /** What the run left behind: the ledger's notes and keys, the journal's entries. */
-  record Summary(long notes, List<String> ledgerKeys, List<JournalEntry> journal) {
+  /** What the run left behind: the ledger's notes and keys, the journal's entries per turn. */
+  record Summary(
+      long notes, List<String> ledgerKeys, List<JournalEntry> journal, List<JournalEntry> second) {
 
-    boolean oneNoteUnderTheJournalsKey() {
-      return notes == 1
+    /** One note for turn 1 across the lost answer and the restart, two for turn 2. */
+    boolean oneNotePerStepUnderItsJournalKey() {
+      List<String> journalKeys =
+          java.util.stream.Stream.concat(journal.stream(), second.stream())
+              .map(e -> e.key().value())
+              .toList();
+      return notes == 3
           && journal.size() == 1
-          && ledgerKeys.equals(List.of(journal.get(0).key().value()));
+          && second.size() == 2
+          && ledgerKeys.size() == 3
+          && new java.util.HashSet<>(ledgerKeys).equals(new java.util.HashSet<>(journalKeys));
     }
   }
 
   private SpringAiAgentExample() {}
 
   /**
-   * Runs the story and exits: 0 when the ledger holds exactly one note under the journal's key, 1
-   * otherwise or on an error. It exits explicitly because the embedded node leaves a non-daemon
-   * thread of the MCP SDK (its session sweeper) running after {@code close()}, which would keep a
-   * JVM whose {@code main} merely returned alive.
+   * Runs the story and exits: 0 when the ledger holds exactly one note per journaled step, each
+   * under its step's key, 1 otherwise or on an error. It exits explicitly because the embedded node
+   * leaves a non-daemon thread of the MCP SDK (its session sweeper) running after {@code close()},
+   * which would keep a JVM whose {@code main} merely returned alive.
    */
   public static void main(String[] args) {
     int status;
@@ -73,7 +85,7 @@ public final class SpringAiAgentExample {
               ? Files.createDirectories(Path.of(args[0]))
               : Files.createTempDirectory("toolledger-spring-ai-");
       Summary summary = run(dir, System.out);
-      status = summary.oneNoteUnderTheJournalsKey() ? 0 : 1;
+      status = summary.oneNotePerStepUnderItsJournalKey() ? 0 : 1;
     } catch (Exception e) {
       e.printStackTrace();
       status = 1;
@@ -127,30 +139,58 @@ public final class SpringAiAgentExample {
         entries = journal.entries(WORKFLOW);
       }
 
+      AtomicInteger thirdPosts = new AtomicInteger();
+      List<JournalEntry> second;
       out.println();
-      out.println("Journal of " + WORKFLOW + ":");
-      for (JournalEntry e : entries) {
+      out.println(
+          "Agent process 2, workflow " + SECOND_WORKFLOW + "; the user wants two identical notes");
+      try (LossyProxy network = LossyProxy.start(node, counting(DropPolicy.never(), thirdPosts));
+          ActionJournal journal = ActionJournal.sqlite(journalFile)) {
+        ChatClient agent =
+            agent(
+                new ScriptedModel("call_c", STANDUP, 2, out), tools(journal, network.uri(), token));
+        String user = "Make two notes: standup at 9:30, one for each team";
+        out.println("  user:            " + user);
+        agent
+            .prompt()
+            .user(user)
+            .toolContext(ToolLedgerTools.toolContext(SECOND_WORKFLOW))
+            .call()
+            .content();
         out.println(
-            "  step "
-                + e.stepId()
-                + ": "
-                + e.action().tool()
-                + " "
-                + e.action().parameters()
-                + " -> "
-                + e.status()
-                + e.response().map(r -> " " + r.status() + " " + r.body()).orElse(""));
+            "  on the wire:     "
+                + thirdPosts.get()
+                + " POSTs: the second identical call came after the first was completed, a new"
+                + " action");
+        second = journal.entries(SECOND_WORKFLOW);
+      }
+
+      out.println();
+      for (String workflow : List.of(WORKFLOW, SECOND_WORKFLOW)) {
+        out.println("Journal of " + workflow + ":");
+        for (JournalEntry e : workflow.equals(WORKFLOW) ? entries : second) {
+          out.println(
+              "  step "
+                  + e.stepId()
+                  + ": "
+                  + e.action().tool()
+                  + " "
+                  + e.action().parameters()
+                  + " -> "
+                  + e.status()
+                  + e.response().map(r -> " " + r.status() + " " + r.body()).orElse(""));
+        }
       }
       List<String> keys = ledgerKeys(ledgerFile);
       long notes = count(ledgerFile, "SELECT COUNT(*) FROM notes");
-      Summary summary = new Summary(notes, keys, entries);
+      Summary summary = new Summary(notes, keys, entries, second);
       out.println(
           "Ledger: notes "
               + notes
               + ", operations "
               + keys.size()
-              + "; one note, recorded under the journal's key: "
-              + (summary.oneNoteUnderTheJournalsKey() ? "yes" : "NO"));
+              + "; one note per step, each under its journal key: "
+              + (summary.oneNotePerStepUnderItsJournalKey() ? "yes" : "NO"));
       return summary;
     }
   }

@@ -24,7 +24,7 @@ class SpringAiAgentExampleTest {
   @TempDir Path dir;
 
   @Test
-  void mainMakesOneNoteUnderTheJournalsKeyThroughALostAnswerAndARestartAndExitsZero()
+  void mainMakesOneNotePerStepThroughALostAnswerARestartAndTwoIdenticalNotesAndExitsZero()
       throws Exception {
     Path run = dir.resolve("run");
     Path output = dir.resolve("main.log");
@@ -50,14 +50,20 @@ class SpringAiAgentExampleTest {
     assertThat(main.exitValue()).as(story).isZero();
 
     List<JournalEntry> journal;
+    List<JournalEntry> second;
     try (ActionJournal opened = ActionJournal.sqlite(run.resolve("agent-journal.db"))) {
       journal = opened.entries(SpringAiAgentExample.WORKFLOW);
+      second = opened.entries(SpringAiAgentExample.SECOND_WORKFLOW);
     }
     assertThat(journal).hasSize(1);
     assertThat(journal.get(0).status()).isEqualTo(ActionStatus.COMPLETED);
-    assertThat(ledger(run, "SELECT COUNT(*) FROM notes")).containsExactly("1");
+    assertThat(second).extracting(JournalEntry::stepId).containsExactly("call-1", "call-2");
+    assertThat(second).extracting(JournalEntry::status).containsOnly(ActionStatus.COMPLETED);
+    assertThat(second).extracting(JournalEntry::key).doesNotHaveDuplicates();
+    assertThat(ledger(run, "SELECT COUNT(*) FROM notes")).containsExactly("3");
     assertThat(ledger(run, "SELECT op_key FROM tl_operations"))
-        .containsExactly(journal.get(0).key().value());
+        .containsExactlyInAnyOrder(
+            journal.get(0).key().value(), second.get(0).key().value(), second.get(1).key().value());
 
     assertThat(story)
         .contains("(tool call call_a1)")
@@ -65,7 +71,11 @@ class SpringAiAgentExampleTest {
         .contains("(tool call call_b1)")
         .contains("0 POSTs: the journal answered")
         .contains("Note #1 \"Groceries\" is saved (the recorded result: it was not saved twice).")
-        .contains("Ledger: notes 1, operations 1; one note, recorded under the journal's key: yes")
+        .contains("(tool call call_c2)")
+        .contains("2 POSTs: the second identical call came after the first was completed")
+        .contains("Note #3 \"Standup\" is saved.")
+        .contains(
+            "Ledger: notes 3, operations 3; one note per step, each under its journal key: yes")
         .doesNotContain(journal.get(0).key().value());
   }
 
