@@ -23,8 +23,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * other processes) over a small loopback control API:
  *
  * <ul>
- *   <li>{@code POST /drop?count=N}: lose the answers of the next N tool calls after the server
- *       committed them;
+ *   <li>{@code POST /drop?count=N}: lose the answers of the next N tool calls (HTTP, or an MCP
+ *       {@code tools/call}) after the server committed them;
  *   <li>{@code POST /hold}: hold the answer of the next tool call after the commit, until {@code
  *       POST /release}, which then loses it (the agent is killed in between);
  *   <li>{@code GET /stats}: {@code {"posts":N,"dropped":N,"held":N}}, tool calls that reached the
@@ -51,7 +51,7 @@ final class ControlledProxy implements AutoCloseable {
   }
 
   private boolean decide(Exchange exchange) {
-    if (!exchange.method().equals("POST") || !exchange.target().startsWith("/v1/tools/")) {
+    if (!isToolCall(exchange)) {
       return false;
     }
     posts.incrementAndGet();
@@ -68,6 +68,19 @@ final class ControlledProxy implements AutoCloseable {
       return true;
     }
     return dropNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
+  }
+
+  /** A tool call over HTTP, or an MCP {@code tools/call} of anything but {@code get-operation}. */
+  private static boolean isToolCall(Exchange exchange) {
+    if (!exchange.method().equals("POST")) {
+      return false;
+    }
+    if (exchange.target().startsWith("/v1/tools/")) {
+      return true;
+    }
+    return exchange.target().startsWith("/mcp")
+        && exchange.requestBody().contains("\"tools/call\"")
+        && !exchange.requestBody().contains("\"get-operation\"");
   }
 
   private void handle(HttpExchange exchange) throws IOException {
