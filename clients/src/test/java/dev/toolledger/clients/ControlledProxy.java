@@ -44,7 +44,8 @@ final class ControlledProxy implements AutoCloseable {
   ControlledProxy(URI upstream) throws IOException {
     DropPolicy policy = this::decide;
     this.proxy = LossyProxy.start(upstream, policy);
-    this.control = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+    this.control =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
     control.setExecutor(Executors.newCachedThreadPool());
     control.createContext("/", this::handle);
     control.start();

@@ -62,7 +62,8 @@ class PolyglotClientsTest {
       skip("Node.js 18+ with npm is not on the PATH; the TypeScript client's suite needs it");
     }
     if (!Files.isDirectory(ts.resolve("node_modules"))) {
-      Result ci = run(ts, List.of("npm", "ci", "--no-audit", "--no-fund"), Map.of(), NPM_CI_MINUTES);
+      Result ci =
+          run(ts, List.of("npm", "ci", "--no-audit", "--no-fund"), Map.of(), NPM_CI_MINUTES);
       if (ci.exit != 0) {
         fail("npm ci failed in " + ts + " (exit " + ci.exit + "):\n" + ci.output);
       }
