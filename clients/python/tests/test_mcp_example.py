@@ -35,7 +35,7 @@ class McpExampleTest(unittest.TestCase):
         with ActionJournal(os.path.join(d, "journal.db")) as journal, McpTransport.streamable_http(
             LOSSY_URL + "/mcp", TOKEN
         ) as mcp:
-            # The SDK does not fail a call whose POST lost its answer; the attempt timeout ends it.
+            # A short attempt timeout bounds the attempt whose answer is lost.
             client = ToolLedgerClient(journal, transport=mcp, attempt_timeout_s=2,
                                       retry_policy=RetryPolicy(backoff_base_s=0.01, backoff_max_s=0.05))
             state = run(os.path.join(d, "state.json"), client, f"create note: {title}")

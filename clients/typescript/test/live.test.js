@@ -8,7 +8,7 @@ import { after, beforeEach, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { MemorySaver } from '@langchain/langgraph';
 import { ActionConflictError, ActionJournal, ToolLedgerClient, Status } from '../src/index.js';
-import { ask, buildAgent, fastRetries, toolResults } from './support/agent.js';
+import { ask, buildAgent, fastRetries, toolResults } from '../examples/agent.js';
 import { live, notesTitled, operation, proxy, skipLive, unique } from './support/env.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tl-live-'));

@@ -2,7 +2,7 @@
 // ToolLedger journal file. MODE=start asks the model; MODE=resume continues the thread from its
 // last checkpoint (invoke(null)), as after a crash. The last line on stdout is the outcome, JSON.
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
-import { ask, buildAgent, toolResults } from './agent.js';
+import { ask, buildAgent, toolResults } from '../../examples/agent.js';
 
 const env = process.env;
 const edit = env.EDIT_TITLE === 'true';

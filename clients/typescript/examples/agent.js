@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
-import { ActionJournal, RetryPolicy, ToolLedgerClient } from '../../src/index.js';
-import { ledgerToolNode } from '../../src/langgraph.js';
+import { ActionJournal, RetryPolicy, ToolLedgerClient } from '../src/index.js';
+import { ledgerToolNode } from '../src/langgraph.js';
 
 /**
  * A scripted chat model, never the network: for a human message "create note: T" (or "create
