@@ -25,7 +25,7 @@ async function node() {
   const script = join(repo, 'toolledger');
   const token = execFileSync(script, ['tokens', 'create', '--tenant', 'example', '--db', db], {
     encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'ignore'],
   }).trim();
   const serve = spawn(script, ['serve', '--port', '0', '--db', db], { stdio: ['ignore', 'pipe', 'ignore'] });
   const [first] = await createInterface({ input: serve.stdout })[Symbol.asyncIterator]().next().then((r) => [r.value]);
