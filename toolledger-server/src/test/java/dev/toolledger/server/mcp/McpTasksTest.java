@@ -126,6 +126,8 @@ class McpTasksTest {
         assertThat(plain.get("_meta").get(McpConventions.PROBLEM_TYPE).asText())
             .isEqualTo(ProblemType.IN_PROGRESS.uri().toString());
         slow.release.countDown();
+        holder.setSoTimeout(10_000);
+        assertThat(holder.getInputStream().read()).as("the held call answered").isNotNegative();
       }
     }
   }
