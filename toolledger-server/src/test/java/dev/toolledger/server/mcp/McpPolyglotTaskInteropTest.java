@@ -166,6 +166,7 @@ class McpPolyglotTaskInteropTest {
     ProcessBuilder builder =
         new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
     builder.environment().putAll(env);
+    long started = System.nanoTime();
     Process process = builder.start();
     process.getOutputStream().close();
     if (!process.waitFor(SCRIPT_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
@@ -174,6 +175,9 @@ class McpPolyglotTaskInteropTest {
     }
     String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(process.exitValue()).as(command + " printed:\n" + out).isZero();
+    System.out.printf(
+        "%s took %d ms and printed: %s%n",
+        command, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), out.strip());
     return out;
   }
 }
