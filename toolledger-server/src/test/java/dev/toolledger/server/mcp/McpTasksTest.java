@@ -246,6 +246,38 @@ class McpTasksTest {
     }
   }
 
+  @Test
+  void tasksCancelIsNotOfferedSinceAStartedWriteCannotBeStopped() throws Exception {
+    try (McpFixture fixture = start()) {
+      RawMcp raw = RawMcp.open(fixture.mcpUri(), fixture.token("acme"));
+
+      JsonNode cancel =
+          Json.parse(
+              raw.post(
+                      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tasks/cancel\","
+                          + "\"params\":{\"taskId\":\"x\"}}")
+                  .body());
+
+      assertThat(cancel.get("error").get("code").asInt()).isEqualTo(-32601);
+    }
+  }
+
+  @Test
+  void discoverProbeOfTheStatelessRevisionIsRefusedSoSdksFallBackToInitialize() throws Exception {
+    try (McpFixture fixture = start()) {
+      HttpResponse<String> probe =
+          RawMcp.send(
+              fixture.mcpUri(),
+              fixture.token("acme"),
+              null,
+              "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{}}"
+                  .getBytes(StandardCharsets.UTF_8),
+              Map.of("MCP-Protocol-Version", "2026-07-28"));
+
+      assertThat(probe.statusCode()).isEqualTo(400);
+    }
+  }
+
   private static JsonNode result(HttpResponse<String> answer) {
     assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
     JsonNode json = Json.parse(answer.body());
