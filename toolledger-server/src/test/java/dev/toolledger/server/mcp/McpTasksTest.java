@@ -11,12 +11,14 @@ import dev.toolledger.api.ToolResponse;
 import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.problem.ProblemType;
+import dev.toolledger.testkit.MovableClock;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -243,6 +245,46 @@ class McpTasksTest {
       assertThat(tasks.get("requests").get("tools").has("call")).isTrue();
       assertThat(tasks.has("list")).isTrue();
       assertThat(tasks.has("cancel")).isFalse();
+    }
+  }
+
+  @Test
+  void taskIsKeptForItsToolsRetentionAndOnlyForTokensThatMayCallTheTool() throws Exception {
+    MovableClock clock = new MovableClock(Instant.parse("2026-03-01T09:00:00Z"));
+    try (McpFixture fixture =
+        McpFixture.start(
+            dir,
+            app ->
+                app.engineConfig(
+                        EngineConfig.builder()
+                            .maxWait(MAX_WAIT)
+                            .retention("create-note", Duration.ofMinutes(10))
+                            .build())
+                    .mcp(McpOptions.builder().sessionClock(clock).build()))) {
+      RawMcp raw = RawMcp.open(fixture.mcpUri(), fixture.token("acme"));
+      JsonNode task =
+          result(
+                  raw.post(
+                      "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{"
+                          + "\"name\":\"create-note\",\"arguments\":{\"title\":\"kept\"},"
+                          + "\"task\":{\"ttl\":1},\"_meta\":{\""
+                          + McpConventions.OPERATION_KEY
+                          + "\":\"op-kept\"}}}"))
+              .get("task");
+      String taskId = task.get("taskId").asText();
+      RawMcp readOnly = RawMcp.open(fixture.mcpUri(), McpScopesTest.token(fixture, "read"));
+
+      assertThat(task.get("ttl").asLong()).isEqualTo(Duration.ofMinutes(10).toMillis());
+      assertThat(result(raw.post(get(2, taskId))).get("status").asText()).isEqualTo("completed");
+      assertThat(
+              Json.parse(readOnly.post(get(3, taskId)).body()).get("error").get("message").asText())
+          .isEqualTo(McpTasks.NOT_FOUND);
+
+      clock.advance(Duration.ofMinutes(9));
+      assertThat(result(raw.post(get(4, taskId))).get("status").asText()).isEqualTo("completed");
+      clock.advance(Duration.ofMinutes(1));
+      assertThat(Json.parse(raw.post(get(5, taskId)).body()).get("error").get("message").asText())
+          .isEqualTo(McpTasks.NOT_FOUND);
     }
   }
 
