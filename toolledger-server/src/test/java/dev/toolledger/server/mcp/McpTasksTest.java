@@ -84,6 +84,18 @@ class McpTasksTest {
                     .get("tasks"))
             .isEmpty();
 
+        // Before the holder ends, tasks/result waits up to the max wait, then says what a call
+        // says.
+        JsonNode early =
+            result(
+                raw.post(
+                    "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"tasks/result\","
+                        + "\"params\":{\"taskId\":\""
+                        + taskId
+                        + "\"}}"));
+        assertThat(early.get("isError").asBoolean()).isTrue();
+        assertThat(early.get("_meta").get(McpConventions.STATE).asText()).isEqualTo("IN_PROGRESS");
+
         slow.release.countDown();
         JsonNode polled = null;
         for (int i = 0; i < 200; i++) {
