@@ -79,7 +79,7 @@ class McpPolyglotTaskInteropTest {
                         && System.nanoTime() < deadline) {
                       Thread.sleep(50);
                     }
-                    Thread.sleep(1_500);
+                    Thread.sleep(3_000);
                   } catch (Exception e) {
                     // Released below all the same, so the held call ends.
                   }
