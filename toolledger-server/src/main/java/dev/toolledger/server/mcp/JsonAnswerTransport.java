@@ -3,6 +3,9 @@ package dev.toolledger.server.mcp;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.toolledger.core.problem.ProblemType;
+import dev.toolledger.server.auth.Principal;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.TypeRef;
@@ -20,6 +23,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -54,7 +58,11 @@ final class JsonAnswerTransport extends HttpServlet
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(JsonAnswerTransport.class);
 
-  private record Held(McpStreamableServerSession session, Instant opened) {}
+  /**
+   * A session the SDK opened; {@code tasks} when it speaks MCP 2025-11-25, whose tasks this node
+   * offers ({@link McpTasks}).
+   */
+  private record Held(McpStreamableServerSession session, Instant opened, boolean tasks) {}
 
   private final transient ObjectMapper objectMapper;
   private final transient McpJsonMapper jsonMapper;
@@ -62,6 +70,7 @@ final class JsonAnswerTransport extends HttpServlet
   private final transient Clock clock;
   private final Duration sweepInterval;
   private final transient Map<String, Held> sessions = new ConcurrentHashMap<>();
+  private final transient McpTasks tasks;
   private transient volatile McpStreamableServerSession.Factory sessionFactory;
   private transient volatile Disposable sweeper;
   private volatile boolean closing;
@@ -71,8 +80,10 @@ final class JsonAnswerTransport extends HttpServlet
       McpJsonMapper jsonMapper,
       Function<HttpServletRequest, McpTransportContext> contexts,
       Clock clock,
-      Duration sweepInterval) {
+      Duration sweepInterval,
+      McpTasks tasks) {
     this.objectMapper = objectMapper;
+    this.tasks = tasks;
     this.jsonMapper = jsonMapper;
     this.contexts = contexts;
     this.clock = clock;
@@ -106,7 +117,11 @@ final class JsonAnswerTransport extends HttpServlet
 
   /** Keeps a session the SDK opened, until it is deleted or swept. */
   void hold(McpStreamableServerSession session) {
-    sessions.put(session.getId(), new Held(session, clock.instant()));
+    hold(session, false);
+  }
+
+  private void hold(McpStreamableServerSession session, boolean tasks) {
+    sessions.put(session.getId(), new Held(session, clock.instant(), tasks));
   }
 
   /** How many sessions the SDK holds for this transport. */
@@ -185,9 +200,14 @@ final class JsonAnswerTransport extends HttpServlet
         if (McpSchema.METHOD_INITIALIZE.equals(call.method())) {
           initialize(call, message.get("params"), response);
         } else {
-          McpStreamableServerSession session = session(request, response);
-          if (session != null) {
-            answer(session, call, context, response);
+          Held held = held(request, response);
+          if (held != null) {
+            if (held.tasks()) {
+              answerWithTasks(
+                  held.session(), call, message.get("params"), context, request, response);
+            } else {
+              answer(held.session(), call, context, response);
+            }
           }
         }
       }
@@ -233,10 +253,124 @@ final class JsonAnswerTransport extends HttpServlet
         objectMapper.treeToValue(params, McpSchema.InitializeRequest.class);
     McpStreamableServerSession.McpStreamableServerSessionInit init =
         sessionFactory.startSession(initialize);
-    hold(init.session());
     McpSchema.InitializeResult result = init.initResult().block();
+    boolean withTasks = McpTasks.PROTOCOL_VERSION.equals(result.protocolVersion());
+    hold(init.session(), withTasks);
     response.setHeader(McpGate.SESSION_HEADER, init.session().getId());
-    write(response, McpSchema.JSONRPCResponse.result(call.id(), result));
+    if (withTasks) {
+      // The SDK's ServerCapabilities has no tasks member; MCP 2025-11-25 has, and this node
+      // serves tasks itself.
+      ObjectNode answer = objectMapper.valueToTree(result);
+      answer.with("capabilities").set("tasks", McpTasks.capability());
+      write(response, McpSchema.JSONRPCResponse.result(call.id(), answer));
+    } else {
+      write(response, McpSchema.JSONRPCResponse.result(call.id(), result));
+    }
+  }
+
+  /**
+   * A request in a session of MCP 2025-11-25: the tasks methods are answered here, a {@code
+   * tools/call} with a {@code task} gets a task, {@code tools/list} marks the write tools as
+   * accepting tasks; the rest goes to the SDK as in any session.
+   */
+  private void answerWithTasks(
+      McpStreamableServerSession session,
+      McpSchema.JSONRPCRequest call,
+      JsonNode params,
+      McpTransportContext context,
+      HttpServletRequest request,
+      HttpServletResponse response)
+      throws IOException {
+    Principal principal =
+        request.getAttribute(McpGate.PRINCIPAL_ATTRIBUTE) instanceof Principal p ? p : null;
+    String method = call.method();
+    boolean tasksMethod =
+        McpTasks.GET.equals(method)
+            || McpTasks.RESULT.equals(method)
+            || McpTasks.LIST.equals(method);
+    if (principal == null
+        || !(tasksMethod
+            || McpSchema.METHOD_TOOLS_LIST.equals(method)
+            || (McpSchema.METHOD_TOOLS_CALL.equals(method)
+                && McpTasks.requested(params)
+                && !McpConventions.GET_OPERATION.equals(params.path("name").textValue())))) {
+      answer(session, call, context, response);
+      return;
+    }
+    if (tasksMethod) {
+      write(response, tasksAnswer(principal, call, params));
+      return;
+    }
+    McpSchema.JSONRPCResponse answered = sdkAnswer(session, call, context);
+    if (answered.error() != null || answered.result() == null) {
+      write(response, answered);
+      return;
+    }
+    if (McpSchema.METHOD_TOOLS_LIST.equals(method)) {
+      ObjectNode list = objectMapper.valueToTree(answered.result());
+      for (JsonNode tool : list.path("tools")) {
+        if (tool.path("_meta").has(McpConventions.OPERATION_KEY) && tool instanceof ObjectNode t) {
+          t.putObject("execution").put("taskSupport", "optional");
+        }
+      }
+      write(response, McpSchema.JSONRPCResponse.result(call.id(), list));
+      return;
+    }
+    McpSchema.CallToolResult result =
+        answered.result() instanceof McpSchema.CallToolResult r
+            ? r
+            : jsonMapper.convertValue(answered.result(), McpSchema.CallToolResult.class);
+    write(
+        response,
+        McpSchema.JSONRPCResponse.result(
+            call.id(), tasks.create(principal, params.path("name").textValue(), result)));
+  }
+
+  private McpSchema.JSONRPCResponse tasksAnswer(
+      Principal principal, McpSchema.JSONRPCRequest call, JsonNode params) {
+    JsonNode id = params == null ? null : params.get("taskId");
+    if (McpTasks.LIST.equals(call.method())) {
+      JsonNode cursor = params == null ? null : params.get("cursor");
+      if (cursor != null && !cursor.isNull() && !cursor.isTextual()) {
+        return invalidParams(call, "tasks/list params.cursor must be a string");
+      }
+      return McpSchema.JSONRPCResponse.result(
+          call.id(), tasks.list(principal, cursor == null ? null : cursor.textValue()));
+    }
+    if (id == null || !id.isTextual()) {
+      return invalidParams(call, call.method() + " needs params.taskId, a string");
+    }
+    Optional<?> found;
+    if (McpTasks.GET.equals(call.method())) {
+      found = tasks.get(principal, id.textValue());
+    } else {
+      try {
+        found = tasks.result(principal, id.textValue());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for a task's result", e);
+      }
+    }
+    if (found.isEmpty()) {
+      // The same answer for an id never issued, expired, and another tenant's.
+      return McpSchema.JSONRPCResponse.error(
+          call.id(),
+          new McpSchema.JSONRPCResponse.JSONRPCError(
+              JsonRpcErrors.INVALID_PARAMS.code(),
+              McpTasks.NOT_FOUND,
+              Map.of("type", ProblemType.NOT_FOUND.uri().toString())));
+    }
+    return McpSchema.JSONRPCResponse.result(call.id(), found.get());
+  }
+
+  private static McpSchema.JSONRPCResponse invalidParams(
+      McpSchema.JSONRPCRequest call, String message) {
+    return McpSchema.JSONRPCResponse.error(
+        call.id(),
+        new McpSchema.JSONRPCResponse.JSONRPCError(
+            JsonRpcErrors.INVALID_PARAMS.code(),
+            message,
+            Map.of("type", ProblemType.INVALID_PARAMETERS.uri().toString())));
   }
 
   private void answer(
@@ -245,6 +379,13 @@ final class JsonAnswerTransport extends HttpServlet
       McpTransportContext context,
       HttpServletResponse response)
       throws IOException {
+    write(response, sdkAnswer(session, call, context));
+  }
+
+  private McpSchema.JSONRPCResponse sdkAnswer(
+      McpStreamableServerSession session,
+      McpSchema.JSONRPCRequest call,
+      McpTransportContext context) {
     OneAnswer answer = new OneAnswer(jsonMapper);
     session
         .responseStream(call, answer)
@@ -254,11 +395,16 @@ final class JsonAnswerTransport extends HttpServlet
       // The SDK completes every request's stream with its response or an error response.
       throw new IllegalStateException("the MCP session completed a request without an answer");
     }
-    write(response, answer.response);
+    return answer.response;
   }
 
   private McpStreamableServerSession session(
       HttpServletRequest request, HttpServletResponse response) throws IOException {
+    Held held = held(request, response);
+    return held == null ? null : held.session();
+  }
+
+  private Held held(HttpServletRequest request, HttpServletResponse response) throws IOException {
     String id = request.getHeader(McpGate.SESSION_HEADER);
     Held held = id == null ? null : sessions.get(id);
     if (held == null) {
@@ -266,7 +412,7 @@ final class JsonAnswerTransport extends HttpServlet
       response.sendError(HttpServletResponse.SC_NOT_FOUND);
       return null;
     }
-    return held.session();
+    return held;
   }
 
   private void write(HttpServletResponse response, McpSchema.JSONRPCResponse message)

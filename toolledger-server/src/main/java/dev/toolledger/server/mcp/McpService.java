@@ -108,7 +108,8 @@ public final class McpService implements AutoCloseable {
             options.sessionClock(),
             // With the idle timeout as the interval, the SDK's objects of a session are freed
             // within two intervals of its last use, and never before McpSessions drops it.
-            options.sessionIdleTimeout());
+            options.sessionIdleTimeout(),
+            new McpTasks(engine, options.sessionClock()));
     McpSessions sessions =
         new McpSessions(
             options.sessionClock(), options.sessionIdleTimeout(), options.maxSessionsPerToken());

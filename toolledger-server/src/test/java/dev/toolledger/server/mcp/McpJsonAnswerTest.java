@@ -148,7 +148,8 @@ class McpJsonAnswerTest {
             new JacksonMcpJsonMapper(mapper),
             request -> McpTransportContext.EMPTY,
             clock,
-            Duration.ofMinutes(10));
+            Duration.ofMinutes(10),
+            null);
     transport.hold(session("open"));
     transport.hold(session("forgotten"));
     clock.advance(Duration.ofMinutes(10));
