@@ -52,6 +52,7 @@ final class Scenarios {
           "http-floor-core",
           "mcp-keyed-create",
           "mcp-lean-keyed-create",
+          "guard-keyed-create",
           "mcp-raw-keyed-create",
           "decl-http-create",
           "decl-floor",
@@ -85,6 +86,7 @@ final class Scenarios {
     all.add(new HttpFloor(target, "http-floor-core", HttpFloors.CORE));
     all.add(new McpKeyedCreate(target, keys, false));
     all.add(new McpKeyedCreate(target, keys, true));
+    all.add(new GuardKeyedCreate(target));
     all.add(new McpRawKeyedCreate(target, keys));
     all.add(new DeclarativeHttpCreate(target, keys));
     all.add(new DeclarativeFloor(target, keys));
