@@ -29,18 +29,29 @@ import java.util.concurrent.ConcurrentHashMap;
  * identical call is a new action. Set against {@code mcp-lean-keyed-create}, it is what the guard
  * adds per call. One guard, journal and loopback socket pair (standing in for the stdio pipes) per
  * client thread; each guard opens its session on the thread's first call, in the warm-up round.
+ *
+ * <p>As {@code guard-keyed-create-shm} the journals live on {@code /dev/shm} (tmpfs, where an fsync
+ * returns at once; the temporary directory where there is none): the guard's cost without its
+ * journal's two durable writes, so the difference between the two is what durability costs on this
+ * disk.
  */
 final class GuardKeyedCreate implements Scenario, AutoCloseable {
   private final Target target;
   private final String token;
   private final Path journals;
+  private final boolean shm;
   private final Map<Integer, Host> hosts = new ConcurrentHashMap<>();
 
-  GuardKeyedCreate(Target target) {
+  GuardKeyedCreate(Target target, boolean shm) {
     this.target = target;
+    this.shm = shm;
     this.token = target.app.tokens().issue(Target.TENANT, "bench-guard").token();
     try {
-      this.journals = Files.createTempDirectory("toolledger-bench-guard");
+      Path tmpfs = Path.of("/dev/shm");
+      this.journals =
+          shm && Files.isDirectory(tmpfs)
+              ? Files.createTempDirectory(tmpfs, "toolledger-bench-guard")
+              : Files.createTempDirectory("toolledger-bench-guard");
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -48,7 +59,7 @@ final class GuardKeyedCreate implements Scenario, AutoCloseable {
 
   @Override
   public String name() {
-    return "guard-keyed-create";
+    return shm ? "guard-keyed-create-shm" : "guard-keyed-create";
   }
 
   @Override
@@ -85,6 +96,14 @@ final class GuardKeyedCreate implements Scenario, AutoCloseable {
       host.close();
     }
     hosts.clear();
+    try (var files = Files.list(journals)) {
+      for (Path file : files.toList()) {
+        Files.deleteIfExists(file);
+      }
+      Files.deleteIfExists(journals);
+    } catch (IOException e) {
+      // a temporary directory; left behind at worst
+    }
   }
 
   /** One host: a guard in this process, its stdio framing over a loopback socket pair. */
