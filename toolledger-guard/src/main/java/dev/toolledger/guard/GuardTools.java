@@ -49,6 +49,8 @@ final class GuardTools {
               + "\"key\":{\"type\":\"string\",\"description\":\"For operators: an operation key"
               + " instead of an action id.\"}}}");
 
+  private static final String OPERATION_KEY_META = "dev.toolledger/operation-key";
+
   private final ToolLedgerClient client;
   private final ActionJournal journal;
   private final ActionClaims claims;
@@ -94,17 +96,35 @@ final class GuardTools {
   }
 
   /**
-   * A node tool as the host sees it: the same name, description, input schema, annotations and
-   * {@code _meta}, without an output schema (the guard's answers for refused and unknown calls have
-   * a shape of their own).
+   * A node tool as the host sees it: the same name, description and input schema; no output schema
+   * (the guard's answers for refused and unknown calls have a shape of their own); {@code
+   * idempotentHint: false}, because through the guard an identical call after an answer is a new
+   * action (a second note), so a host must not repeat a call on its own; and the node's {@code
+   * _meta} without {@value #OPERATION_KEY_META}, which the host does not send.
    */
   SyncToolSpecification forwarded(Tool tool) {
+    ToolAnnotations node = tool.annotations();
+    ToolAnnotations annotations =
+        node == null
+            ? new ToolAnnotations(null, false, false, false, null, null)
+            : new ToolAnnotations(
+                node.title(),
+                node.readOnlyHint(),
+                node.destructiveHint(),
+                false,
+                node.openWorldHint(),
+                node.returnDirect());
+    Map<String, Object> meta = null;
+    if (tool.meta() != null) {
+      meta = new java.util.LinkedHashMap<>(tool.meta());
+      meta.remove(OPERATION_KEY_META);
+    }
     Tool shown =
         Tool.builder(tool.name(), tool.inputSchema())
             .title(tool.title())
             .description(tool.description())
-            .annotations(tool.annotations())
-            .meta(tool.meta())
+            .annotations(annotations)
+            .meta(meta)
             .build();
     return new SyncToolSpecification(
         shown, (exchange, request) -> call(tool.name(), request.arguments()));

@@ -40,6 +40,14 @@ class GuardLossyLinkTest {
             .contains("create-note", "pending-actions", "get-operation")
             .doesNotHaveDuplicates();
 
+        JsonNode createNote = tool(guard.listTools(), "create-note");
+        assertThat(createNote.path("inputSchema").path("properties").has("title")).isTrue();
+        assertThat(createNote.path("annotations").path("idempotentHint").asBoolean())
+            .as("through the guard a repeat after an answer is a new action")
+            .isFalse();
+        assertThat(createNote.has("outputSchema")).isFalse();
+        assertThat(createNote.path("_meta").has("dev.toolledger/operation-key")).isFalse();
+
         JsonNode first = guard.call("create-note", Json.parse("{\"title\":\"groceries\"}"));
 
         assertThat(first.path("isError").asBoolean()).isFalse();
@@ -86,6 +94,15 @@ class GuardLossyLinkTest {
       }
       assertThat(node.operations()).isEqualTo(2);
     }
+  }
+
+  static JsonNode tool(JsonNode listTools, String name) {
+    for (JsonNode tool : listTools.path("tools")) {
+      if (tool.path("name").asText().equals(name)) {
+        return tool;
+      }
+    }
+    throw new AssertionError("no tool " + name);
   }
 
   static List<String> names(JsonNode listTools) {
