@@ -72,14 +72,30 @@ class GuardLossyLinkTest {
         assertThat(wire.keys("create-note")).hasSize(3);
         assertThat(wire.keys("create-note").get(2)).isNotEqualTo(firstKeys.get(0));
 
+        JsonNode refused = guard.call("create-note", Json.parse("{\"body\":\"no title\"}"));
+
+        assertThat(refused.path("isError").asBoolean()).isTrue();
+        assertThat(refused.path("_meta").path("dev.toolledger/outcome").asText())
+            .isEqualTo("refused");
+        assertThat(refused.path("_meta").path("dev.toolledger/problem-type").asText())
+            .endsWith("/invalid-parameters");
+        assertThat(refused.path("content").get(0).path("text").asText())
+            .startsWith("Refused and not executed:")
+            .contains("safe to change the arguments");
+        assertThat(node.notes()).as("nothing happened").isEqualTo(2);
+
         JsonNode pending = guard.call("pending-actions", Json.object());
         assertThat(pending.path("structuredContent").path("actions").size()).isZero();
       }
 
       // The journal explains every step: two actions, two keys, both answered, both on the node.
       try (ActionJournal journal = ActionJournal.sqlite(journalFile)) {
-        List<JournalEntry> steps = journal.entries(GuardConfig.DEFAULT_SESSION);
-        assertThat(steps).hasSize(2);
+        List<JournalEntry> all = journal.entries(GuardConfig.DEFAULT_SESSION);
+        assertThat(all).hasSize(3);
+        assertThat(all.get(2).status()).isEqualTo(ActionStatus.REJECTED);
+        assertThat(all.get(2).problem().orElseThrow().path("type").asText())
+            .endsWith("/invalid-parameters");
+        List<JournalEntry> steps = all.subList(0, 2);
         assertThat(steps).allSatisfy(e -> assertThat(e.status()).isEqualTo(ActionStatus.COMPLETED));
         assertThat(steps).allSatisfy(e -> assertThat(e.action().tool()).isEqualTo("create-note"));
         assertThat(steps.get(0).key()).isNotEqualTo(steps.get(1).key());
