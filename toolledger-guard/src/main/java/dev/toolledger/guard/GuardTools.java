@@ -20,6 +20,7 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
 import io.modelcontextprotocol.spec.McpSchema.ToolAnnotations;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -116,7 +117,7 @@ final class GuardTools {
                 node.returnDirect());
     Map<String, Object> meta = null;
     if (tool.meta() != null) {
-      meta = new java.util.LinkedHashMap<>(tool.meta());
+      meta = new LinkedHashMap<>(tool.meta());
       meta.remove(OPERATION_KEY_META);
     }
     Tool shown =
