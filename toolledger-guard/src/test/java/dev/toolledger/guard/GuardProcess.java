@@ -138,6 +138,27 @@ final class GuardProcess implements AutoCloseable {
     throw new AssertionError("no answer to request " + id + "; guard log:\n" + log());
   }
 
+  /** Waits (up to {@code seconds}) for a notification with this method. */
+  JsonNode awaitNotification(String method, int seconds) throws Exception {
+    long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    List<JsonNode> others = new ArrayList<>();
+    try {
+      while (System.nanoTime() < giveUp) {
+        JsonNode message = messages.poll(100, TimeUnit.MILLISECONDS);
+        if (message == null) {
+          continue;
+        }
+        if (!message.has("id") && method.equals(message.path("method").asText())) {
+          return message;
+        }
+        others.add(message);
+      }
+    } finally {
+      messages.addAll(others);
+    }
+    throw new AssertionError("no " + method + " notification; guard log:\n" + log());
+  }
+
   String log() throws IOException {
     return Files.exists(log) ? Files.readString(log) : "";
   }
