@@ -38,7 +38,7 @@ import java.util.concurrent.ConcurrentHashMap;
 final class GuardKeyedCreate implements Scenario, AutoCloseable {
   private final Target target;
   private final String token;
-  private final Path journals;
+  private Path journals;
   private final boolean shm;
   private final Map<Integer, Host> hosts = new ConcurrentHashMap<>();
 
@@ -46,15 +46,18 @@ final class GuardKeyedCreate implements Scenario, AutoCloseable {
     this.target = target;
     this.shm = shm;
     this.token = target.app.tokens().issue(Target.TENANT, "bench-guard").token();
-    try {
+  }
+
+  /** The journals' directory, made on first use (constructing the scenario leaves nothing). */
+  private synchronized Path journals() throws IOException {
+    if (journals == null) {
       Path tmpfs = Path.of("/dev/shm");
-      this.journals =
+      journals =
           shm && Files.isDirectory(tmpfs)
               ? Files.createTempDirectory(tmpfs, "toolledger-bench-guard")
               : Files.createTempDirectory("toolledger-bench-guard");
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
+    return journals;
   }
 
   @Override
@@ -83,7 +86,7 @@ final class GuardKeyedCreate implements Scenario, AutoCloseable {
           GuardConfig.builder()
               .endpoint(target.app.mcpUri().orElseThrow())
               .token(token)
-              .journal(journals.resolve("guard-" + thread + ".db"))
+              .journal(journals().resolve("guard-" + thread + ".db"))
               .build());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -91,11 +94,14 @@ final class GuardKeyedCreate implements Scenario, AutoCloseable {
   }
 
   @Override
-  public void close() {
+  public synchronized void close() {
     for (Host host : hosts.values()) {
       host.close();
     }
     hosts.clear();
+    if (journals == null) {
+      return;
+    }
     try (var files = Files.list(journals)) {
       for (Path file : files.toList()) {
         Files.deleteIfExists(file);
