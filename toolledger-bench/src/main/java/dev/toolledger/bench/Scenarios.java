@@ -52,6 +52,8 @@ final class Scenarios {
           "http-floor-core",
           "mcp-keyed-create",
           "mcp-lean-keyed-create",
+          "guard-keyed-create",
+          "guard-keyed-create-shm",
           "mcp-raw-keyed-create",
           "decl-http-create",
           "decl-floor",
@@ -85,6 +87,8 @@ final class Scenarios {
     all.add(new HttpFloor(target, "http-floor-core", HttpFloors.CORE));
     all.add(new McpKeyedCreate(target, keys, false));
     all.add(new McpKeyedCreate(target, keys, true));
+    all.add(new GuardKeyedCreate(target, false));
+    all.add(new GuardKeyedCreate(target, true));
     all.add(new McpRawKeyedCreate(target, keys));
     all.add(new DeclarativeHttpCreate(target, keys));
     all.add(new DeclarativeFloor(target, keys));

@@ -11,6 +11,7 @@ import picocli.CommandLine.Command;
     subcommands = {
       ServeCommand.class,
       McpCommand.class,
+      GuardCommand.class,
       TokensCommand.class,
       OutboxCommand.class,
       OpsCommand.class,
