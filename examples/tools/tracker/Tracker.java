@@ -18,6 +18,7 @@ import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -68,7 +69,8 @@ public final class Tracker {
     if (args.length == 2 && args[0].equals("stdio")) {
       Tracker tracker = new Tracker(Files.createDirectories(Path.of(args[1])));
       // Which process serves this data directory, for demonstrations that kill it.
-      Files.writeString(tracker.data.resolve("stdio.pid"), Long.toString(ProcessHandle.current().pid()));
+      Files.writeString(
+          tracker.data.resolve("stdio.pid"), Long.toString(ProcessHandle.current().pid()));
       McpServer.sync(new StdioServerTransportProvider(mapper(), exitAtEndOf(System.in), protocol))
           .serverInfo("tracker", "1")
           .jsonMapper(mapper())
@@ -262,8 +264,7 @@ public final class Tracker {
             StandardOpenOption.CREATE,
             StandardOpenOption.APPEND,
             StandardOpenOption.WRITE)) {
-      channel.write(
-          java.nio.ByteBuffer.wrap((ticket + "\n").getBytes(StandardCharsets.UTF_8)));
+      channel.write(ByteBuffer.wrap((ticket + "\n").getBytes(StandardCharsets.UTF_8)));
       channel.force(true);
     } catch (IOException e) {
       throw new IllegalStateException(e);
