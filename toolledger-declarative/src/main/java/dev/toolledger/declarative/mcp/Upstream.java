@@ -325,6 +325,9 @@ final class Upstream implements AutoCloseable {
                     .toList();
             program = started.size() == 1 ? Optional.of(started.get(0)) : Optional.empty();
           }
+          // A program that dies ends its session at once: the calls in flight end uncertain now
+          // rather than at their timeout, and the next call starts it again.
+          program.ifPresent(process -> process.onExit().thenRun(() -> drop(made)));
         } else {
           made.initialize().block(startTimeout.plusMillis(500));
         }
