@@ -1,6 +1,7 @@
 package dev.toolledger.declarative.mcp;
 
 import com.fasterxml.jackson.core.JsonPointer;
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -69,6 +70,7 @@ final class McpTool implements ExternalTool, AutoCloseable {
   static final Duration SEND_MARGIN = Duration.ofSeconds(1);
 
   private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final TypeReference<Map<String, Object>> ARGUMENTS = new TypeReference<>() {};
   private static final McpJsonMapper SDK_JSON = new JacksonMcpJsonMapperSupplier().get();
 
   /** What is known of the descriptor before the upstream is asked. */
@@ -274,7 +276,7 @@ final class McpTool implements ExternalTool, AutoCloseable {
 
   private static CallToolRequest request(String tool, ObjectNode args, String downstreamKey) {
     CallToolRequest.Builder request =
-        CallToolRequest.builder(tool).arguments(MAPPER.convertValue(args, Map.class));
+        CallToolRequest.builder(tool).arguments(MAPPER.convertValue(args, ARGUMENTS));
     if (downstreamKey != null) {
       request.meta(Map.of(DOWNSTREAM_KEY_META, downstreamKey));
     }
