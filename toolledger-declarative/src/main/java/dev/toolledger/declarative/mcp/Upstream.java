@@ -232,6 +232,10 @@ final class Upstream implements AutoCloseable {
         // the call: nothing ran. One new session, one more try.
         drop(session);
         session = ready();
+        if (System.nanoTime() - sendBy > 0) {
+          throw new NothingSent(
+              "the upstream's session ended and a new one took too long; nothing was run");
+        }
         try {
           return Objects.requireNonNull(session.callTool(request).block(timeout), "no result");
         } catch (RuntimeException again) {
