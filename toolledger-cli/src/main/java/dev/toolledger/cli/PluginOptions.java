@@ -50,7 +50,7 @@ final class PluginOptions {
       names = "--tools-file",
       paramLabel = "FILE",
       description =
-          "Also serve the tools declared in FILE (YAML or JSON: kind http or sql; see"
+          "Also serve the tools declared in FILE (YAML or JSON: kind http, mcp or sql; see"
               + " docs/tools.md). Repeatable. Any error in a file stops the start.")
   List<Path> toolsFiles = new ArrayList<>();
 
