@@ -12,10 +12,10 @@ import java.util.List;
  * fixed: they cannot be templated.
  *
  * <p>A value can still be a segment that the upstream (or a proxy before it) would normalise away:
- * {@code ..}, {@code .} or the empty string. The reader refuses those values in the parameter schema
- * ({@link #pathPlaceholders()}), so such a call is {@code invalid-parameters} before anything is
- * claimed; {@link #expand} refuses a path that still came out with a segment the template did not
- * have, as a second line.
+ * {@code ..}, {@code .} or the empty string. The reader refuses those values in the parameter
+ * schema ({@link #pathPlaceholders()}), so such a call is {@code invalid-parameters} before
+ * anything is claimed; {@link #expand} refuses a path that still came out with a segment the
+ * template did not have, as a second line.
  */
 record UrlTemplate(String text, List<Placeholders.Part> parts) {
   private static final char[] HEX = "0123456789ABCDEF".toCharArray();
@@ -78,7 +78,8 @@ record UrlTemplate(String text, List<Placeholders.Part> parts) {
     if (path == null || path.isEmpty()) {
       return false;
     }
-    String template = URI.create(text.replaceAll(Placeholders.PLACEHOLDER.pattern(), "x")).getRawPath();
+    String template =
+        URI.create(text.replaceAll(Placeholders.PLACEHOLDER.pattern(), "x")).getRawPath();
     return badSegments(path) > badSegments(template);
   }
 
