@@ -1253,6 +1253,16 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
   }
 
   @Override
+  public boolean release(String id, String owner) {
+    return outboxUpdate(
+        OutboxRows.RELEASE,
+        ps -> {
+          ps.setString(1, id);
+          ps.setString(2, owner);
+        });
+  }
+
+  @Override
   public boolean rearm(String id) {
     return outboxUpdate(OutboxRows.rearmSql(dialect), ps -> ps.setString(1, id));
   }
