@@ -307,7 +307,7 @@ abstract class HttpToolContractTest {
     Reply refused = call("inv-1", INVOICE);
     assertThat(refused.status()).isEqualTo(503);
     assertThat(refused.problemType()).isEqualTo(PROBLEMS + "tool-unavailable");
-    assertThat(refused.json().get("detail").asText()).contains("503").doesNotContain("tl-");
+    assertThat(refused.json().get("detail").asText()).contains("503").doesNotContain("tl2-");
     assertThat(nodes.count("SELECT COUNT(*) FROM tl_operations")).isZero();
     assertThat(upstream.invoiceCount()).isZero();
 
