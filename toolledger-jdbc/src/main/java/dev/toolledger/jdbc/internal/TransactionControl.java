@@ -53,6 +53,10 @@ final class TransactionControl {
         }
         i = close + 1;
         statementStart = false;
+      } else if (c == '$' && dollarQuoteEnd(sql, i) > 0) {
+        // PostgreSQL's $tag$...$tag$ (a function or DO body): its ';' and words are not ours.
+        i = dollarQuoteEnd(sql, i);
+        statementStart = false;
       } else if (c == ';') {
         statementStart = true;
         i++;
@@ -75,6 +79,24 @@ final class TransactionControl {
       }
     }
     return null;
+  }
+
+  /** The index after the $tag$...$tag$ string that opens at {@code at}, or -1 when none does. */
+  private static int dollarQuoteEnd(String sql, int at) {
+    if (at > 0 && (Character.isLetterOrDigit(sql.charAt(at - 1)) || sql.charAt(at - 1) == '_')) {
+      return -1;
+    }
+    int close = at + 1;
+    while (close < sql.length()
+        && (Character.isLetter(sql.charAt(close)) || sql.charAt(close) == '_')) {
+      close++;
+    }
+    if (close >= sql.length() || sql.charAt(close) != '$') {
+      return -1;
+    }
+    String tag = sql.substring(at, close + 1);
+    int end = sql.indexOf(tag, close + 1);
+    return end < 0 ? sql.length() : end + tag.length();
   }
 
   /** ROLLBACK TO and PREPARE of a statement are not ends of the transaction. */
