@@ -95,7 +95,7 @@ class InvoicesWalkthroughIT {
       Thread.sleep(20);
     }
     assertThat(upstreamLog).filteredOn(line -> line.startsWith("POST ")).hasSize(1);
-    assertThat(upstreamLog.get(0)).contains("created").contains("Idempotency-Key tl-");
+    assertThat(upstreamLog.get(0)).contains("created").contains("Idempotency-Key tl2-");
   }
 
   @Test

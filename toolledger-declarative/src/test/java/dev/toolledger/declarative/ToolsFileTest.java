@@ -280,6 +280,92 @@ class ToolsFileTest {
         .allSatisfy(error -> assertThat(error).contains("is not supported: name every parameter"));
   }
 
+  private List<String> statementErrors(String statement) throws IOException {
+    return errors(
+        ORDER
+            .replaceAll(
+                "    statement: .*\n", "    statement: " + statement.replace("\\", "\\\\") + "\n")
+            .replace("    result: row\n", ""));
+  }
+
+  @Test
+  void aStatementThatIsNotOneDataStatementIsRefusedAtLoadWithItsLine() throws Exception {
+    for (String statement :
+        List.of(
+            "DROP TABLE orders",
+            "ATTACH DATABASE '/tmp/x.db' AS x",
+            "PRAGMA writable_schema = 1",
+            "COMMIT",
+            "END",
+            "ROLLBACK",
+            "BEGIN",
+            "SAVEPOINT s",
+            "CREATE TABLE t (id INTEGER)",
+            "ALTER TABLE orders ADD COLUMN x TEXT",
+            "VACUUM",
+            "SET statement_timeout = 0",
+            "CALL ends_the_transaction()")) {
+      List<String> errors = statementErrors(statement);
+      String first = statement.split(" ")[0];
+      {
+        assertThat(errors)
+            .as(statement)
+            .containsExactly(
+                ":13: tools[0].statement: is a "
+                    + first
+                    + " statement; a SQL tool runs one data statement (INSERT, UPDATE, DELETE,"
+                    + " SELECT, or WITH ... followed by one of them) inside the ledger's"
+                    + " transaction, and may not change the schema, the connection or the"
+                    + " transaction");
+      }
+    }
+  }
+
+  @Test
+  void aStatementOnTheLedgersOwnTablesIsRefusedAtLoad() throws Exception {
+    assertThat(statementErrors("UPDATE tl_operations SET state = 'COMPLETED'"))
+        .containsExactly(
+            ":13: tools[0].statement: names tl_operations: names starting with tl_ belong to the"
+                + " ledger's own tables, which a SQL tool may neither read nor write (rename or"
+                + " alias your own)");
+    assertThat(statementErrors("DELETE FROM main.\"TL_TOKENS\" WHERE tenant = :tenant"))
+        .singleElement()
+        .asString()
+        .contains("names tl_tokens:");
+    assertThat(
+            statementErrors(
+                "INSERT INTO orders (tenant, sku, qty) SELECT tenant, op_key, 1 FROM [tl_outbox]"))
+        .singleElement()
+        .asString()
+        .contains("names tl_outbox:");
+    assertThat(statementErrors("SELECT * INTO stolen FROM orders"))
+        .singleElement()
+        .asString()
+        .contains("INTO outside INSERT INTO");
+  }
+
+  private Tool withStatement(String statement) throws Exception {
+    return load(write(
+            "accepted-" + System.nanoTime() + ".yaml",
+            ORDER
+                .replaceAll("    statement: .*\n", "    statement: " + statement + "\n")
+                .replace("    result: row\n", "")))
+        .get(0);
+  }
+
+  @Test
+  void dataStatementsLoadAndASelectAnswersWithItsRow() throws Exception {
+    withStatement("INSERT OR IGNORE INTO orders (tenant, sku, qty) VALUES (:tenant, :sku, :qty)");
+    withStatement("UPDATE orders SET qty = :qty WHERE tenant = :tenant AND sku = :sku");
+    withStatement("DELETE FROM orders WHERE tenant = :tenant AND sku = :sku AND qty = :qty");
+    Tool select =
+        withStatement(
+            "SELECT count(*) AS n FROM orders WHERE tenant = :tenant AND sku = :sku AND qty ="
+                + " :qty");
+    assertThat(((dev.toolledger.declarative.sql.SqlTool) select).result())
+        .isEqualTo(dev.toolledger.declarative.sql.SqlTool.Result.ROW);
+  }
+
   @Test
   void aStatementIsRequired() throws Exception {
     String content = ORDER.replaceAll("    statement: .*\n", "");

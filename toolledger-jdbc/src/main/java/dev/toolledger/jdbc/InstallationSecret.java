@@ -22,14 +22,21 @@ final class InstallationSecret {
   /** The row's name in {@code tl_installation}. */
   static final String NAME = "key-hash-secret";
 
+  /** The row of the downstream-key secret ({@code JdbcLedgerStore.downstreamKeys()}). */
+  static final String DOWNSTREAM_KEYS = "downstream-key-secret";
+
   private static final HexFormat HEX = HexFormat.of();
 
   private InstallationSecret() {}
 
   static Optional<byte[]> read(Connection connection) throws SQLException {
+    return read(connection, NAME);
+  }
+
+  static Optional<byte[]> read(Connection connection, String name) throws SQLException {
     try (PreparedStatement ps =
         connection.prepareStatement("SELECT secret FROM tl_installation WHERE name = ?")) {
-      ps.setString(1, NAME);
+      ps.setString(1, name);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
           return Optional.empty();
@@ -38,10 +45,12 @@ final class InstallationSecret {
         if (hex == null || hex.length() < 2 * KeyHasher.SECRET_BYTES || !isHex(hex)) {
           // Not the value: only that it is unusable, and what to do.
           throw new StoreException(
-              "the ledger's key-hash secret (tl_installation, name "
-                  + NAME
+              "the ledger's installation secret (tl_installation, name "
+                  + name
                   + ") is malformed; restore the row from a backup, or delete it to make a new"
-                  + " one (hashes in older log lines then no longer match)");
+                  + " one (key-hash-secret: hashes in older log lines then no longer match;"
+                  + " downstream-key-secret: new operations get other downstream keys, claimed"
+                  + " ones keep theirs)");
         }
         return Optional.of(HEX.parseHex(hex));
       }
@@ -51,11 +60,16 @@ final class InstallationSecret {
   /** Inserts {@code secret} unless a secret is there already; the unique name decides. */
   static void insertIfAbsent(Connection connection, byte[] secret, Instant now)
       throws SQLException {
+    insertIfAbsent(connection, NAME, secret, now);
+  }
+
+  static void insertIfAbsent(Connection connection, String name, byte[] secret, Instant now)
+      throws SQLException {
     try (PreparedStatement ps =
         connection.prepareStatement(
             "INSERT INTO tl_installation (name, secret, created_at) VALUES (?, ?, ?)"
                 + " ON CONFLICT (name) DO NOTHING")) {
-      ps.setString(1, NAME);
+      ps.setString(1, name);
       ps.setString(2, HEX.formatHex(secret));
       ps.setLong(3, now.toEpochMilli());
       ps.executeUpdate();

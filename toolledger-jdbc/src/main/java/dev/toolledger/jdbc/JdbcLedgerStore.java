@@ -7,6 +7,7 @@ import dev.toolledger.api.TenantId;
 import dev.toolledger.core.auth.Scopes;
 import dev.toolledger.core.auth.TokenRecord;
 import dev.toolledger.core.auth.TokenStore;
+import dev.toolledger.core.engine.DownstreamKeys;
 import dev.toolledger.core.engine.SharedRateBuckets;
 import dev.toolledger.core.fingerprint.Fingerprint;
 import dev.toolledger.core.identity.KeyHasher;
@@ -98,6 +99,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
   private final boolean groupCommit;
   private final Queue<Pending<?>> queue = new ConcurrentLinkedQueue<>();
   private volatile KeyHasher keyHasher;
+  private volatile DownstreamKeys downstreamKeys;
   private static final Logger LOG = LoggerFactory.getLogger(JdbcLedgerStore.class);
 
   /** The SQLite file, watched for removal and replacement under the running store; else null. */
@@ -464,14 +466,41 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
     }
   }
 
+  /**
+   * The derivation of external tools' downstream keys (an HTTP tool's {@code Idempotency-Key}),
+   * keyed with this ledger's downstream-key secret: the same on every node sharing the database,
+   * across restarts and after a restore of a backup, and different from every other installation's.
+   * Made on first use like {@link #keyHasher()}'s, as a separate secret (row {@value
+   * InstallationSecret#DOWNSTREAM_KEYS} of {@code tl_installation}), so that neither can be
+   * computed from the other.
+   *
+   * @throws StoreException when the secret cannot be read or made
+   */
+  public DownstreamKeys downstreamKeys() {
+    DownstreamKeys known = downstreamKeys;
+    if (known != null) {
+      return known;
+    }
+    synchronized (this) {
+      if (downstreamKeys == null) {
+        downstreamKeys = DownstreamKeys.of(readOrMakeSecret(InstallationSecret.DOWNSTREAM_KEYS));
+      }
+      return downstreamKeys;
+    }
+  }
+
   private byte[] readOrMakeSecret() {
+    return readOrMakeSecret(InstallationSecret.NAME);
+  }
+
+  private byte[] readOrMakeSecret(String name) {
     try (Connection connection = dataSource.getConnection()) {
-      Optional<byte[]> existing = InstallationSecret.read(connection);
+      Optional<byte[]> existing = InstallationSecret.read(connection, name);
       if (existing.isPresent()) {
         return existing.get();
       }
     } catch (SQLException e) {
-      throw translate(e, "reading the key-hash secret");
+      throw translate(e, "reading the installation secret " + name);
     }
     byte[] fresh = KeyHasher.newSecret();
     // Not check-then-insert: the insert does nothing when another node got there first, and the
@@ -479,8 +508,8 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
     return inTransaction(
         tx -> {
           Connection connection = tx.connection();
-          InstallationSecret.insertIfAbsent(connection, fresh, Instant.now());
-          return InstallationSecret.read(connection).orElseThrow();
+          InstallationSecret.insertIfAbsent(connection, name, fresh, Instant.now());
+          return InstallationSecret.read(connection, name).orElseThrow();
         });
   }
 
@@ -540,7 +569,8 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
     try (Connection connection = dataSource.getConnection();
         PreparedStatement ps =
             connection.prepareStatement(
-                "SELECT tenant, op_key, tool, tool_version, fingerprint, fence, owner, parameters"
+                "SELECT tenant, op_key, tool, tool_version, fingerprint, fence, owner, parameters,"
+                    + " downstream_key"
                     + " FROM tl_operations WHERE state = 'IN_PROGRESS' AND lease_until IS NOT NULL"
                     + " AND lease_until < "
                     + dialect.nowMillis()
@@ -559,7 +589,8 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
                       new Fingerprint(rs.getString("fingerprint"))),
                   rs.getLong("fence"),
                   rs.getString("owner"),
-                  rs.getString("parameters")));
+                  rs.getString("parameters"),
+                  rs.getString("downstream_key")));
         }
         return claims;
       }
@@ -1218,6 +1249,16 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
           ps.setString(1, truncate(error));
           ps.setString(2, id);
           ps.setString(3, owner);
+        });
+  }
+
+  @Override
+  public boolean release(String id, String owner) {
+    return outboxUpdate(
+        OutboxRows.RELEASE,
+        ps -> {
+          ps.setString(1, id);
+          ps.setString(2, owner);
         });
   }
 

@@ -322,10 +322,10 @@ final class JdbcTransaction implements LedgerTransaction {
         maxWait,
         lockFirst()
             + "INSERT INTO tl_operations (tenant, op_key, tool, tool_version, fingerprint, state,"
-            + " created_at, owner, lease_until, fence, parameters)"
+            + " created_at, owner, lease_until, fence, parameters, downstream_key)"
             + " SELECT ?, ?, ?, ?, ?, 'IN_PROGRESS', ?, ?, "
             + dialect.nowMillis()
-            + " + ?, 1, ? WHERE "
+            + " + ?, 1, ?, ? WHERE "
             + RetentionRows.NO_LIVE_TOMBSTONE
             + " ON CONFLICT (tenant, op_key) DO NOTHING",
         lease);
@@ -370,6 +370,7 @@ final class JdbcTransaction implements LedgerTransaction {
           ps.setString(next++, lease.owner());
           ps.setLong(next++, lease.lease().toMillis());
           ps.setString(next++, lease.parameters());
+          ps.setString(next++, lease.downstreamKey());
         }
         ps.setString(next++, operation.tenant().value());
         ps.setString(next++, operation.key().value());

@@ -129,7 +129,15 @@ final class LedgerSchema {
                 + " name TEXT PRIMARY KEY,"
                 + " value TEXT NOT NULL,"
                 + " set_by TEXT NOT NULL,"
-                + " set_at BIGINT NOT NULL)"));
+                + " set_at BIGINT NOT NULL)"),
+        // The downstream key an external effect was claimed with (an HTTP tool's Idempotency-Key),
+        // so that recovery, a takeover and a restored backup send that very key even when the
+        // derivation or its secret changed meanwhile. NULL for claims made before: they were sent
+        // the first derivation's key (DownstreamKeys.legacy).
+        Migration.portable(
+            11,
+            "downstream key stored with each claim",
+            "ALTER TABLE tl_operations ADD COLUMN downstream_key TEXT"));
   }
 
   private static final String RATE_BUCKETS =

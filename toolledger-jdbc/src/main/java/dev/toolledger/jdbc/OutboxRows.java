@@ -132,6 +132,11 @@ final class OutboxRows {
         + " WHERE id = ? AND claimed_by = ? AND state = 'PENDING'";
   }
 
+  /** Gives a claimed event back untouched: no attempt counted, due as it was. */
+  static final String RELEASE =
+      "UPDATE tl_outbox SET claimed_by = NULL, claimed_until = NULL"
+          + " WHERE id = ? AND claimed_by = ? AND state = 'PENDING'";
+
   static final String MARK_DEAD =
       "UPDATE tl_outbox SET state = 'DEAD', attempts = attempts + 1, last_error = ?,"
           + " claimed_by = NULL, claimed_until = NULL"

@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
  * driver's own {@code setSavepoint()} does for the transaction that its {@code SAVEPOINT} opens.
  */
 final class SqliteSupport extends DialectSupport {
+  private static final int SQLITE_ERROR = 1;
   private static final int SQLITE_BUSY = 5;
   private static final int SQLITE_LOCKED = 6;
   private static final int SQLITE_READONLY = 8;
@@ -109,11 +110,28 @@ final class SqliteSupport extends DialectSupport {
       statements.update(connection, "ROLLBACK", Statements.NO_PARAMETERS);
       return true;
     } catch (SQLException e) {
-      // "cannot rollback - no transaction is active": SQLite already ended it (for example after
-      // a failed BEGIN or an I/O error); the connection is clean.
-      return e.getMessage() != null && e.getMessage().contains("no transaction is active");
+      // A ROLLBACK with no transaction active fails with the generic SQLITE_ERROR, told apart from
+      // others only by its text. Asked by behaviour instead: a BEGIN succeeds exactly when no
+      // transaction is open (SQLite already ended it, for example after a failed BEGIN or an I/O
+      // error), and then the connection is clean once that empty transaction is rolled back.
+      return (e.getErrorCode() & 0xFF) == SQLITE_ERROR && noTransactionActive(connection);
     } finally {
       SqliteDriverState.transactionEndedQuietly(connection);
+    }
+  }
+
+  /** Whether SQLite holds no transaction on {@code connection}; leaves none open either way. */
+  private boolean noTransactionActive(Connection connection) {
+    try {
+      statements.update(connection, "BEGIN", Statements.NO_PARAMETERS);
+    } catch (SQLException stillOpen) {
+      return false;
+    }
+    try {
+      statements.update(connection, "ROLLBACK", Statements.NO_PARAMETERS);
+      return true;
+    } catch (SQLException e) {
+      return false;
     }
   }
 

@@ -73,6 +73,7 @@ abstract class ExternalEffectContractTest extends StoreContractTest {
   LedgerEngine engine(String node, Duration maxWait) {
     return LedgerEngine.builder(store, ToolRegistry.of(plain, lookup, idempotent))
         .config(EngineConfig.builder().nodeId(node).maxWait(maxWait).build())
+        .downstreamKeys(KEYS)
         .build();
   }
 
@@ -81,8 +82,11 @@ abstract class ExternalEffectContractTest extends StoreContractTest {
         Invocation.of(tenant, key(key), tool.name(), DownstreamTool.params("someone")));
   }
 
+  /** The installation's downstream keys in these tests, so that a test can predict them. */
+  static final DownstreamKeys KEYS = DownstreamKeys.of(new byte[32]);
+
   static String downstreamKey(TenantId tenant, String key) {
-    return DownstreamKeys.derive(tenant, OperationKey.of(key));
+    return KEYS.derive(tenant, OperationKey.of(key));
   }
 
   OperationRecord record(TenantId tenant, String key) {
@@ -149,6 +153,7 @@ abstract class ExternalEffectContractTest extends StoreContractTest {
     LedgerEngine flaky =
         LedgerEngine.builder(dropsFirstAcknowledgement, ToolRegistry.of(plain, lookup, idempotent))
             .config(EngineConfig.builder().nodeId("node-a").maxWait(Duration.ofMillis(200)).build())
+            .downstreamKeys(KEYS)
             .build();
 
     ExecutionOutcome outcome =

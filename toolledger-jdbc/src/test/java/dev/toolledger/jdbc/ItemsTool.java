@@ -72,6 +72,12 @@ final class ItemsTool implements TransactionalTool {
         id = rs.getLong(1);
       }
     }
+    if (name.startsWith("sql:")) {
+      // A tool that tries to end the ledger's transaction with SQL text of its own.
+      try (java.sql.Statement statement = context.connection().createStatement()) {
+        statement.execute(name.substring(4));
+      }
+    }
     if (name.equals("explode")) {
       throw new IllegalStateException("injected failure after the effect, before the record");
     }

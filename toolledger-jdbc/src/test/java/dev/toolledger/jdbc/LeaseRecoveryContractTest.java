@@ -88,6 +88,7 @@ abstract class LeaseRecoveryContractTest extends StoreContractTest {
   LedgerEngine engine(String node, JdbcLedgerStore on, EngineConfig.Builder config) {
     return LedgerEngine.builder(on, ToolRegistry.of(plain, lookup, idempotent, longLease, batch))
         .config(config.nodeId(node).build())
+        .downstreamKeys(KEYS)
         .build();
   }
 
@@ -107,7 +108,8 @@ abstract class LeaseRecoveryContractTest extends StoreContractTest {
             tx ->
                 tx.claimLeased(
                     new NewOperation(tenant, key(key), tool.intent(PARAMS), Instant.now()),
-                    new LeaseClaim("node-gone", lease, Json.write(PARAMS)),
+                    new LeaseClaim(
+                        "node-gone", lease, Json.write(PARAMS), downstreamKey(tenant, key)),
                     Duration.ofSeconds(5)));
     assertThat(claim).isEqualTo(new ClaimResult.Claimed(1));
   }
@@ -116,8 +118,11 @@ abstract class LeaseRecoveryContractTest extends StoreContractTest {
     return store.find(tenant, key(key)).orElseThrow();
   }
 
+  /** The installation's downstream keys in these tests, so that a test can predict them. */
+  static final DownstreamKeys KEYS = DownstreamKeys.of(new byte[32]);
+
   static String downstreamKey(TenantId tenant, String key) {
-    return DownstreamKeys.derive(tenant, OperationKey.of(key));
+    return KEYS.derive(tenant, OperationKey.of(key));
   }
 
   static StoredResponse stored(ToolResponse response) {
@@ -183,6 +188,53 @@ abstract class LeaseRecoveryContractTest extends StoreContractTest {
     assertThat(downstream.performs.get(0).downstreamKey()).isEqualTo(downstreamKey(ACME, "op-1"));
     assertThat(downstream.performs.get(0).fence()).isEqualTo(2);
     assertThat(downstream.effects(downstreamKey(ACME, "op-1"))).hasSize(1);
+  }
+
+  @Test
+  void claimStoredWithItsDownstreamKeyIsSettledWithThatKeyWhateverTheEngineDerivesNow() {
+    String claimedWith =
+        DownstreamKeys.of(
+                new byte[] {
+                  1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+                  17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32
+                })
+            .derive(ACME, key("op-1"));
+    assertThat(claimedWith).isNotEqualTo(downstreamKey(ACME, "op-1")).startsWith("tl2-");
+    store.inTransaction(
+        tx ->
+            tx.claimLeased(
+                new NewOperation(ACME, key("op-1"), idempotent.intent(PARAMS), Instant.now()),
+                new LeaseClaim("node-gone", SHORT_LEASE, Json.write(PARAMS), claimedWith),
+                Duration.ofSeconds(5)));
+    ToolResponse effect = downstream.apply(claimedWith, true);
+    awaitLeaseExpiry(store, ACME, key("op-1"));
+
+    RecoveryReport report = engine("node-b").recoverExpiredClaims(10);
+
+    assertThat(report.completed()).isEqualTo(1);
+    assertThat(downstream.performs.get(0).downstreamKey()).isEqualTo(claimedWith);
+    assertThat(record(ACME, "op-1").response()).contains(stored(effect));
+    assertThat(downstream.effects(claimedWith)).hasSize(1);
+  }
+
+  @Test
+  void claimMadeBeforeKeysWereStoredIsSettledWithTheFirstDerivationsKey() {
+    store.inTransaction(
+        tx ->
+            tx.claimLeased(
+                new NewOperation(ACME, key("op-1"), idempotent.intent(PARAMS), Instant.now()),
+                new LeaseClaim("node-gone", SHORT_LEASE, Json.write(PARAMS)),
+                Duration.ofSeconds(5)));
+    String legacy = DownstreamKeys.legacy(ACME, key("op-1"));
+    downstream.apply(legacy, true);
+    awaitLeaseExpiry(store, ACME, key("op-1"));
+
+    RecoveryReport report = engine("node-b").recoverExpiredClaims(10);
+
+    assertThat(report.completed()).isEqualTo(1);
+    assertThat(legacy).startsWith("tl-");
+    assertThat(downstream.performs.get(0).downstreamKey()).isEqualTo(legacy);
+    assertThat(downstream.effects(legacy)).hasSize(1);
   }
 
   @Test

@@ -211,6 +211,29 @@ abstract class LedgerContractTest {
   }
 
   @Test
+  void aToolsSqlThatWouldEndTheLedgersTransactionIsRefusedAndNothingCommits() throws Exception {
+    for (String sql :
+        List.of(
+            "COMMIT",
+            "/* first a comment */ commit",
+            "END",
+            "ROLLBACK",
+            "rollback transaction",
+            "BEGIN",
+            "SELECT 1; COMMIT")) {
+      assertThatThrownBy(() -> call(ACME, "op-x", "{\"name\":\"sql:" + sql + "\"}"))
+          .as(sql)
+          .isInstanceOf(ToolExecutionException.class)
+          .hasRootCauseInstanceOf(UnsupportedOperationException.class);
+
+      assertThat(items()).as(sql).isZero();
+      assertThat(operations()).as(sql).isZero();
+    }
+    assertThat(call(ACME, "op-y", "{\"name\":\"sql:SAVEPOINT s; ROLLBACK TO SAVEPOINT s\"}"))
+        .isInstanceOf(Executed.class);
+  }
+
+  @Test
   void failureBetweenEffectAndRecordRollsBothBack() throws Exception {
     assertThatThrownBy(() -> call(ACME, "op-x", "{\"name\":\"explode\"}"))
         .isInstanceOf(ToolExecutionException.class);

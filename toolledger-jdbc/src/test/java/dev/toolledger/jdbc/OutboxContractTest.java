@@ -96,6 +96,44 @@ abstract class OutboxContractTest extends StoreContractTest {
     return queryLong(store, "SELECT COUNT(*) FROM test_items");
   }
 
+  @Test
+  void aRelayStoppedInTheMiddleOfItsBatchReleasesTheEventsItDidNotAttempt() throws Exception {
+    List<String> ids = ids(create(ACME, "op-1", "a", 4));
+    java.util.concurrent.CountDownLatch delivering = new java.util.concurrent.CountDownLatch(1);
+    OutboxRelay stopping =
+        OutboxRelay.builder(
+                store,
+                event -> {
+                  delivering.countDown();
+                  try {
+                    Thread.sleep(30_000);
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return new DeliveryResult.Retry("stopped", Optional.empty());
+                  }
+                  return new DeliveryResult.Delivered();
+                })
+            .owner("node-a")
+            .batchSize(10)
+            .claimLease(Duration.ofMinutes(5))
+            .build()
+            .start();
+    assertThat(delivering.await(20, TimeUnit.SECONDS)).isTrue();
+
+    stopping.close();
+
+    List<OutboxEvent> untouched =
+        ids.stream().map(this::event).filter(e -> e.attempts() == 0).toList();
+    assertThat(untouched).hasSize(3);
+    // The one being delivered counted its interrupted attempt.
+    assertThat(ids.stream().map(this::event).filter(e -> e.attempts() == 1)).hasSize(1);
+    // Another relay gets the rest now, not when node-a's five-minute claim would have run out.
+    List<OutboxEvent> claimed = store.claimDue("node-b/1", Duration.ofMinutes(1), 10);
+    assertThat(claimed)
+        .extracting(OutboxEvent::id)
+        .containsAll(untouched.stream().map(OutboxEvent::id).toList());
+  }
+
   // ------------------------------------------------------------------ enqueueing
 
   @Test

@@ -537,7 +537,9 @@ public final class ToolLedgerApp implements AutoCloseable {
               .config(engineConfig)
               .listener(listener)
               // The ledger's key hasher: every node on this database names a key alike in its logs.
-              .keyHasher(store.keyHasher());
+              .keyHasher(store.keyHasher())
+              // The ledger's downstream-key secret: unpredictable keys, alike on every node.
+              .downstreamKeys(store.downstreamKeys());
       if (sharedRateLimit) {
         engine.sharedRateBuckets(store.sharedRateBuckets());
       }

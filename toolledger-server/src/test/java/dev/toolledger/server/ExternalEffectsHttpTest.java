@@ -67,7 +67,7 @@ class ExternalEffectsHttpTest {
     assertThat(retry.header("Idempotent-Replayed")).isEqualTo("true");
     assertThat(mail.sent).hasSize(1);
     String downstreamKey = first.json().get("messageId").asText();
-    assertThat(downstreamKey).startsWith("tl-").doesNotContain("m-1");
+    assertThat(downstreamKey).startsWith("tl2-").doesNotContain("m-1");
 
     JsonNode lookup = Http.get(cluster.node(0), "/v1/operations/m-1", acme).json();
     assertThat(lookup.get("state").asText()).isEqualTo("COMPLETED");

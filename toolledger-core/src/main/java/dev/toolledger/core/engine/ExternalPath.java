@@ -41,12 +41,19 @@ final class ExternalPath {
   private final EngineConfig config;
   private final Writes writes;
   private final KeyHasher keys;
+  private final DownstreamKeys downstreamKeys;
 
-  ExternalPath(LedgerStore store, EngineConfig config, Writes writes, KeyHasher keys) {
+  ExternalPath(
+      LedgerStore store,
+      EngineConfig config,
+      Writes writes,
+      KeyHasher keys,
+      DownstreamKeys downstreamKeys) {
     this.store = store;
     this.config = config;
     this.writes = writes;
     this.keys = keys;
+    this.downstreamKeys = downstreamKeys;
   }
 
   /** What the request path answers, or the record it must settle like any existing key. */
@@ -81,12 +88,15 @@ final class ExternalPath {
     Instant now = config.clock().instant();
     // The claim's owner token is this node plus a nonce for this invocation, so that a retried
     // claim transaction whose first COMMIT did land (its acknowledgement was lost) recognises its
-    // own claim instead of waiting for it.
+    // own claim instead of waiting for it. The downstream key is stored with the claim: recovery
+    // and takeovers send that one, whatever this installation derives later.
+    String downstreamKey = downstreamKeys.derive(tenant, key);
     LeaseClaim lease =
         new LeaseClaim(
             config.nodeId() + "/" + Long.toHexString(ThreadLocalRandom.current().nextLong()),
             tool.lease(),
-            Json.write(parameters));
+            Json.write(parameters),
+            downstreamKey);
     ClaimResult claim;
     try {
       claim =
@@ -122,7 +132,7 @@ final class ExternalPath {
       return new Result.Answer(new ExecutionOutcome.Expired(expired.tombstone()));
     }
     long fence = ((ClaimResult.Claimed) claim).fence();
-    EffectContext context = new EffectContext(tenant, DownstreamKeys.derive(tenant, key), fence);
+    EffectContext context = new EffectContext(tenant, downstreamKey, fence);
 
     EffectResult result;
     try {
@@ -142,6 +152,7 @@ final class ExternalPath {
               key,
               fence,
               parameters,
+              downstreamKey,
               "the effect failed with "
                   + e.getClass().getSimpleName()
                   + "; it may or may not have happened");
@@ -346,8 +357,9 @@ final class ExternalPath {
       OperationKey key,
       long fence,
       JsonNode parameters,
+      String downstreamKey,
       String why) {
-    EffectContext context = new EffectContext(tenant, DownstreamKeys.derive(tenant, key), fence);
+    EffectContext context = new EffectContext(tenant, downstreamKey, fence);
     try {
       if (tool.supportsLookup()) {
         DownstreamStatus status;

@@ -108,7 +108,7 @@ public final class LedgerEngine {
     this.writes = new Writes(b.store, b.config);
     this.sweepPacing =
         b.config.sweepPacing().orElseGet(() -> SweepPacing.forDialect(b.store.dialect()));
-    this.external = new ExternalPath(b.store, b.config, writes, b.keys);
+    this.external = new ExternalPath(b.store, b.config, writes, b.keys, b.downstreamKeys);
     this.sharedBuckets = b.config.newOperationLimit().flatMap(limit -> b.sharedBuckets);
     this.limiter =
         b.sharedBuckets.isPresent()
@@ -472,6 +472,9 @@ public final class LedgerEngine {
                   claim.key(),
                   taken.getAsLong(),
                   Json.parse(claim.parameters()),
+                  claim.downstreamKey() != null
+                      ? claim.downstreamKey()
+                      : DownstreamKeys.legacy(claim.tenant(), claim.key()),
                   why)
               : external.markWithoutTool(
                   claim.tenant(),
@@ -872,6 +875,7 @@ public final class LedgerEngine {
     private EngineConfig config = EngineConfig.defaults();
     private OutcomeListener listener = OutcomeListener.NONE;
     private KeyHasher keys;
+    private DownstreamKeys downstreamKeys;
     private Optional<SharedRateBuckets> sharedBuckets = Optional.empty();
 
     private Builder(LedgerStore store, ToolRegistry tools) {
@@ -900,6 +904,17 @@ public final class LedgerEngine {
     }
 
     /**
+     * How external tools' downstream keys are derived: give the ledger's ({@code
+     * JdbcLedgerStore.downstreamKeys()}) so that every node derives the same key for an operation.
+     * Default: {@link DownstreamKeys#ephemeral()}. Either way each claim stores the key it was made
+     * with, and recovery sends that one.
+     */
+    public Builder downstreamKeys(DownstreamKeys downstreamKeys) {
+      this.downstreamKeys = Objects.requireNonNull(downstreamKeys, "downstreamKeys");
+      return this;
+    }
+
+    /**
      * Applies {@link EngineConfig#newOperationLimit()} through these buckets, shared by every node
      * that uses the same ones, instead of a bucket per tenant in this node's memory (the default,
      * with which N nodes admit N times the limit). Each new operation then asks the buckets once
@@ -922,6 +937,9 @@ public final class LedgerEngine {
       }
       if (keys == null) {
         keys = KeyHasher.ephemeral();
+      }
+      if (downstreamKeys == null) {
+        downstreamKeys = DownstreamKeys.ephemeral();
       }
       return new LedgerEngine(this);
     }

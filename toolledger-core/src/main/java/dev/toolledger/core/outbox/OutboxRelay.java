@@ -38,6 +38,7 @@ public final class OutboxRelay implements AutoCloseable {
   private final int maxAttempts;
   private final Duration pollInterval;
   private ScheduledExecutorService scheduler;
+  private volatile boolean stopping;
 
   private OutboxRelay(Builder b) {
     this.store = b.store;
@@ -55,16 +56,65 @@ public final class OutboxRelay implements AutoCloseable {
     return new Builder(store, deliverer);
   }
 
-  /** Claims one batch of due events and attempts each once. @return events attempted */
+  /**
+   * Claims one batch of due events and attempts each once. When the relay is being {@linkplain
+   * #close() closed} meanwhile, the events not yet attempted are released (no attempt counted, due
+   * as before) instead of waiting out their claim. @return events claimed
+   */
   public int runOnce() {
     // A token per pass, not just the node's name: a pass that stalled past its claim and a later
     // pass of the same node must not be able to mark each other's events.
+    if (stopping) {
+      return 0;
+    }
     String claim = owner + "/" + UUID.randomUUID();
     List<OutboxEvent> batch = store.claimDue(claim, claimLease, batchSize);
-    for (OutboxEvent event : batch) {
-      attempt(event, claim);
+    for (int i = 0; i < batch.size(); i++) {
+      if (stopping) {
+        release(batch.subList(i, batch.size()), claim);
+        break;
+      }
+      attempt(batch.get(i), claim);
     }
     return batch.size();
+  }
+
+  /**
+   * Runs a store call with the thread's interrupt cleared: {@link #close()} interrupts a delivery
+   * that waits, and the outcome of that attempt and the release of the rest must still be written
+   * (a pool refuses to lend a connection to an interrupted thread).
+   */
+  private static void uninterrupted(Runnable write) {
+    boolean interrupted = Thread.interrupted();
+    try {
+      write.run();
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private void release(List<OutboxEvent> unattempted, String claim) {
+    boolean interrupted = Thread.interrupted();
+    try {
+      releaseEach(unattempted, claim);
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private void releaseEach(List<OutboxEvent> unattempted, String claim) {
+    for (OutboxEvent event : unattempted) {
+      try {
+        store.release(event.id(), claim);
+      } catch (RuntimeException e) {
+        // Its claim's lease frees it later, as before.
+        LOG.warn("could not release outbox event {} on stop: {}", event.id(), e.toString());
+      }
+    }
   }
 
   private void attempt(OutboxEvent event, String owner) {
@@ -74,6 +124,11 @@ public final class OutboxRelay implements AutoCloseable {
     } catch (RuntimeException e) {
       result = new DeliveryResult.Retry(e.getClass().getSimpleName(), java.util.Optional.empty());
     }
+    DeliveryResult outcome = result;
+    uninterrupted(() -> record(event, owner, outcome));
+  }
+
+  private void record(OutboxEvent event, String owner, DeliveryResult result) {
     int attempts = event.attempts() + 1;
     if (result instanceof DeliveryResult.Delivered) {
       store.markDelivered(event.id(), owner);
@@ -108,6 +163,7 @@ public final class OutboxRelay implements AutoCloseable {
     if (scheduler != null) {
       return this;
     }
+    stopping = false;
     scheduler =
         Executors.newSingleThreadScheduledExecutor(
             runnable -> {
@@ -133,8 +189,13 @@ public final class OutboxRelay implements AutoCloseable {
     }
   }
 
+  /**
+   * Stops the relay: the event being delivered finishes (its delivery is interrupted if it waits),
+   * and the rest of the batch is released for other relays at once.
+   */
   @Override
   public synchronized void close() {
+    stopping = true;
     if (scheduler != null) {
       scheduler.shutdownNow();
       try {

@@ -29,6 +29,15 @@ public interface OutboxStore {
   /** Counts an attempt and stops delivering the event. */
   boolean markDead(String id, String owner, String error);
 
+  /**
+   * Gives back a claimed event that was not attempted (a relay stopping in the middle of its
+   * batch): no attempt is counted and the event is due as before, for any relay, without waiting
+   * for the claim's lease to run out.
+   *
+   * @return false when the claim was lost (nothing changed)
+   */
+  boolean release(String id, String owner);
+
   /** Makes a {@link OutboxState#DEAD} event due now with its attempts reset. */
   boolean rearm(String id);
 

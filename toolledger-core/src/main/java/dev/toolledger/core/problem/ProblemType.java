@@ -36,6 +36,10 @@ public enum ProblemType {
   TOOL_FAILED("tool-failed", 500, "Tool failed"),
   RESPONSE_TOO_LARGE("response-too-large", 500, "Tool response too large to record"),
   TOOL_UNAVAILABLE("tool-unavailable", 503, "Tool unavailable"),
+  /** A read view's answer is over the server's bound on answers of read views. */
+  READ_VIEW_TOO_LARGE("read-view-too-large", 500, "Read view answer too large"),
+  /** A read view's statement ran past the statement timeout of read views and was cancelled. */
+  READ_VIEW_TIMEOUT("read-view-timeout", 503, "Read view timed out"),
   INTERNAL("internal-error", 500, "Internal error"),
   STORE_BUSY("ledger-busy", 503, "Ledger busy"),
   /**

@@ -1,6 +1,9 @@
 package dev.toolledger.declarative.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.toolledger.api.ToolDescriptor;
 import dev.toolledger.declarative.Definition;
 import dev.toolledger.declarative.DefinitionException;
@@ -139,7 +142,48 @@ final class HttpToolReader {
       }
     }
     DefinitionException.throwIfAny(errors);
-    return new HttpTool(descriptor, request, outcomes, lookup, idempotent, lease);
+    Set<String> inPath = new LinkedHashSet<>(request.url().pathPlaceholders());
+    lookup.ifPresent(l -> inPath.addAll(l.url().pathPlaceholders()));
+    inPath.retainAll(properties);
+    return new HttpTool(
+        withWholeSegments(descriptor, inPath), request, outcomes, lookup, idempotent, lease);
+  }
+
+  /** The values a path parameter may not take: they would add, remove or climb a segment. */
+  static final List<String> NOT_A_SEGMENT = List.of("", ".", "..");
+
+  /**
+   * The descriptor with its schema refusing {@link #NOT_A_SEGMENT} for every parameter placed in a
+   * URL path, so that such a call is {@code invalid-parameters} before anything is claimed. Added
+   * as one more {@code allOf} entry: the declared schema is otherwise kept as written.
+   */
+  static ToolDescriptor withWholeSegments(ToolDescriptor descriptor, Set<String> inPath) {
+    if (inPath.isEmpty()) {
+      return descriptor;
+    }
+    JsonNodeFactory json = JsonNodeFactory.instance;
+    ObjectNode schema = ((ObjectNode) descriptor.inputSchema()).deepCopy();
+    ObjectNode guards = json.objectNode();
+    for (String name : inPath) {
+      ObjectNode notSegment = json.objectNode();
+      ArrayNode values = notSegment.putObject("not").putArray("enum");
+      NOT_A_SEGMENT.forEach(values::add);
+      guards.set(name, notSegment);
+    }
+    ObjectNode entry = json.objectNode();
+    entry.set("properties", guards);
+    JsonNode allOf = schema.get("allOf");
+    if (allOf instanceof ArrayNode list) {
+      list.add(entry);
+    } else {
+      schema.putArray("allOf").add(entry);
+    }
+    return new ToolDescriptor(
+        descriptor.name(),
+        descriptor.version(),
+        descriptor.description(),
+        schema,
+        descriptor.retention());
   }
 
   private HttpTool.Request request() {

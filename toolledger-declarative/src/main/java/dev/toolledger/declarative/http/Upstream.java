@@ -82,6 +82,8 @@ final class Upstream {
   private volatile CloseableHttpClient client;
 
   Upstream(Duration connectTimeout, int maxBodyBytes) {
+    // Before any client exists: its loggers would print headers, bodies and downstream keys.
+    HttpClientLogs.silence();
     this.connectTimeout = connectTimeout;
     this.maxBodyBytes = maxBodyBytes;
   }

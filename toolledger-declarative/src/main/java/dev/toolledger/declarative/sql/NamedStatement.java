@@ -19,12 +19,40 @@ import java.util.List;
  * @param returning whether the statement has a {@code RETURNING} clause
  * @param errors what makes the text unusable (several statements, positional placeholders,
  *     unterminated literals or comments); empty when it is usable
+ * @param words the statement's words outside literals and comments, upper-cased, in order
+ * @param identifiers every name the statement uses, bare words and the text of quoted identifiers,
+ *     lower-cased
  */
 record NamedStatement(
-    String jdbcSql, List<String> parameters, boolean returning, List<String> errors) {
+    String jdbcSql,
+    List<String> parameters,
+    boolean returning,
+    List<String> errors,
+    List<String> words,
+    List<String> identifiers) {
   NamedStatement {
     parameters = List.copyOf(parameters);
     errors = List.copyOf(errors);
+    words = List.copyOf(words);
+    identifiers = List.copyOf(identifiers);
+  }
+
+  /** The first word, upper-cased ({@code INSERT}, {@code SELECT}, ...), or empty. */
+  String firstWord() {
+    return words.isEmpty() ? "" : words.get(0);
+  }
+
+  /**
+   * Whether the statement reads rows without changing any: a {@code SELECT}, or a {@code WITH}
+   * whose parts are all reads.
+   */
+  boolean reads() {
+    return switch (firstWord()) {
+      case "SELECT" -> true;
+      case "WITH" ->
+          !words.contains("INSERT") && !words.contains("UPDATE") && !words.contains("DELETE");
+      default -> false;
+    };
   }
 
   static NamedStatement parse(String sql) {
@@ -36,6 +64,8 @@ record NamedStatement(
     private final StringBuilder out = new StringBuilder();
     private final List<String> parameters = new ArrayList<>();
     private final List<String> errors = new ArrayList<>();
+    private final List<String> words = new ArrayList<>();
+    private final List<String> identifiers = new ArrayList<>();
     private boolean returning;
     private int i;
 
@@ -48,10 +78,12 @@ record NamedStatement(
         char c = sql.charAt(i);
         if (c == '\'') {
           quoted('\'', false, "a string literal");
-        } else if (c == '"') {
-          quoted('"', false, "a quoted identifier");
-        } else if (c == '`') {
-          quoted('`', false, "a quoted identifier");
+        } else if (c == '"' || c == '`') {
+          int start = i;
+          quoted(c, false, "a quoted identifier");
+          if (i - 1 > start + 1) {
+            identifiers.add(sql.substring(start + 1, i - 1).toLowerCase(java.util.Locale.ROOT));
+          }
         } else if (c == '-' && next() == '-') {
           lineComment();
         } else if (c == '/' && next() == '*') {
@@ -81,7 +113,8 @@ record NamedStatement(
           i++;
         }
       }
-      return new NamedStatement(out.toString().strip(), parameters, returning, errors);
+      return new NamedStatement(
+          out.toString().strip(), parameters, returning, errors, words, identifiers);
     }
 
     private char next() {
@@ -197,6 +230,8 @@ record NamedStatement(
       if (word.equalsIgnoreCase("returning")) {
         returning = true;
       }
+      words.add(word.toUpperCase(java.util.Locale.ROOT));
+      identifiers.add(word.toLowerCase(java.util.Locale.ROOT));
       out.append(word);
       i = j;
       if (word.equalsIgnoreCase("e") && i < sql.length() && sql.charAt(i) == '\'') {

@@ -71,6 +71,9 @@ public final class SqlToolKind implements ToolKind {
       for (String error : parsed.errors()) {
         errors.add(definition.error("/statement", error));
       }
+      for (String error : dataStatementErrors(parsed)) {
+        errors.add(definition.error("/statement", error));
+      }
       for (String name : new LinkedHashSet<>(parsed.parameters())) {
         if (!RESERVED.contains(name) && !declared.contains(name)) {
           errors.add(
@@ -109,6 +112,68 @@ public final class SqlToolKind implements ToolKind {
     return new SqlTool(descriptor, statement, parsed, result, status, where);
   }
 
+  /** The statements a SQL tool may run: one data statement, or a WITH (CTE) of data statements. */
+  static final Set<String> DATA_STATEMENTS = Set.of("INSERT", "UPDATE", "DELETE", "SELECT", "WITH");
+
+  /** The prefix of the ledger's own tables, which no SQL tool may name. */
+  static final String LEDGER_TABLES = "tl_";
+
+  /**
+   * Why the statement is not one data statement on the user's tables: a statement of another kind
+   * (DDL, {@code ATTACH}, {@code PRAGMA}, {@code COMMIT}, {@code BEGIN}, {@code SET}, {@code CALL},
+   * ...), a {@code SELECT ... INTO} (which makes a table on PostgreSQL), or a name of the ledger's
+   * own tables.
+   */
+  static List<String> dataStatementErrors(NamedStatement parsed) {
+    List<String> errors = new ArrayList<>();
+    String first = parsed.firstWord();
+    if (first.isEmpty()) {
+      errors.add("is empty; write one INSERT, UPDATE, DELETE or SELECT statement");
+      return errors;
+    }
+    if (!DATA_STATEMENTS.contains(first)) {
+      errors.add(
+          "is a "
+              + first
+              + " statement; a SQL tool runs one data statement (INSERT, UPDATE, DELETE, SELECT,"
+              + " or WITH ... followed by one of them) inside the ledger's transaction, and may"
+              + " not change the schema, the connection or the transaction");
+    }
+    List<String> words = parsed.words();
+    for (int w = 0; w < words.size(); w++) {
+      if (words.get(w).equals("INTO") && !insertBefore(words, w)) {
+        errors.add(
+            "has INTO outside INSERT INTO (SELECT ... INTO makes a table); a SQL tool may not"
+                + " create tables");
+        break;
+      }
+    }
+    Set<String> ledgerTables = new java.util.TreeSet<>();
+    for (String name : parsed.identifiers()) {
+      if (name.startsWith(LEDGER_TABLES)) {
+        ledgerTables.add(name);
+      }
+    }
+    if (!ledgerTables.isEmpty()) {
+      errors.add(
+          "names "
+              + String.join(", ", ledgerTables)
+              + ": names starting with tl_ belong to the ledger's own tables, which a SQL tool may"
+              + " neither read nor write (rename or alias your own)");
+    }
+    return errors;
+  }
+
+  /** INSERT INTO, INSERT OR REPLACE INTO, INSERT OR IGNORE INTO. */
+  private static boolean insertBefore(List<String> words, int into) {
+    for (int w = Math.max(0, into - 3); w < into; w++) {
+      if (words.get(w).equals("INSERT")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The properties of the parameter schema; the reserved names are refused. */
   private static Set<String> declaredParameters(
       Definition definition, List<DefinitionException> errors) {
@@ -139,7 +204,8 @@ public final class SqlToolKind implements ToolKind {
   private static SqlTool.Result result(Definition definition, NamedStatement parsed)
       throws DefinitionException {
     Optional<String> written = definition.optionalText("/result");
-    boolean returning = parsed != null && parsed.returning();
+    // A SELECT (or a WITH of reads) answers with its one row, as a RETURNING clause does.
+    boolean returning = parsed != null && (parsed.returning() || parsed.reads());
     if (written.isEmpty()) {
       return returning ? SqlTool.Result.ROW : SqlTool.Result.COUNT;
     }
@@ -154,7 +220,11 @@ public final class SqlToolKind implements ToolKind {
       case "count" -> {
         if (returning) {
           throw definition.error(
-              "/result", "count cannot be used with a RETURNING clause; write result: row");
+              "/result",
+              parsed.returning()
+                  ? "count cannot be used with a RETURNING clause; write result: row"
+                  : "count cannot be used with a statement that reads rows (SELECT); write"
+                      + " result: row");
         }
         return SqlTool.Result.COUNT;
       }

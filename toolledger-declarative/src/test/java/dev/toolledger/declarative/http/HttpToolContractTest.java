@@ -81,7 +81,7 @@ abstract class HttpToolContractTest {
     assertThat(upstream.invoiceCount()).isEqualTo(1);
     JsonNode sent = upstream.receivedHeaders().get(0);
     assertThat(sent.get("Authorization").asText()).isEqualTo("Bearer s3cr3t-billing-token");
-    assertThat(sent.get("Idempotency-key").asText()).startsWith("tl-").doesNotContain("inv-1");
+    assertThat(sent.get("Idempotency-key").asText()).startsWith("tl2-").doesNotContain("inv-1");
 
     Reply replay = call("inv-1", INVOICE);
     assertThat(replay.status()).isEqualTo(201);
@@ -171,6 +171,94 @@ abstract class HttpToolContractTest {
   }
 
   @Test
+  void anIntruderWhoPredictsTheDownstreamKeyCannotPreClaimTheTenantsEffect() throws Exception {
+    start(true, InvoiceTools.EXAMPLE);
+    // Whoever can call the upstream computes the key the ledger used to send (a plain hash of the
+    // tenant and the operation key) and sends it first with an invoice of its own.
+    String predicted =
+        dev.toolledger.core.engine.DownstreamKeys.legacy(
+            dev.toolledger.api.TenantId.of("acme"),
+            dev.toolledger.core.identity.OperationKey.of("inv-1"));
+    java.net.http.HttpResponse<String> intruder =
+        java.net.http.HttpClient.newHttpClient()
+            .send(
+                java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create(
+                            "http://" + upstream.address() + "/customers/intruder/invoices"))
+                    .header("Idempotency-Key", predicted)
+                    .header("Content-Type", "application/json")
+                    .POST(
+                        java.net.http.HttpRequest.BodyPublishers.ofString(
+                            "{\"amount\":1,\"currency\":\"EUR\"}"))
+                    .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertThat(intruder.statusCode()).isEqualTo(201);
+
+    Reply reply = call("inv-1", INVOICE);
+
+    assertThat(reply.status()).isEqualTo(201);
+    assertThat(reply.json().get("customer").asText()).isEqualTo("c/42 ä");
+    assertThat(reply.json().get("amount").asLong()).isEqualTo(1500);
+    String sent = upstream.receivedHeaders().get(1).get("Idempotency-key").asText();
+    assertThat(sent).startsWith("tl2-").hasSize(4 + 32).isNotEqualTo(predicted);
+    assertThat(upstream.invoiceCount()).isEqualTo(2);
+  }
+
+  @Test
+  void aClaimInFlightKeepsItsDownstreamKeyWhenTheInstallationSecretChanges() throws Exception {
+    String yaml = InvoiceTools.variant(false, "400ms", InvoiceTools.LOOKUP + "lease: 1s\n");
+    start(false, yaml);
+    upstream.then(Next.CREATE_THEN_DROP);
+    upstream.lookupAvailable = false;
+    assertThat(call("inv-1", INVOICE).problemType()).isEqualTo(PROBLEMS + "operation-in-progress");
+    String claimedWith = upstream.receivedHeaders().get(0).get("Idempotency-key").asText();
+    try (java.sql.Connection c = nodes.store(0).dataSource().getConnection();
+        java.sql.Statement st = c.createStatement()) {
+      assertThat(
+              st.executeUpdate(
+                  "UPDATE tl_installation SET secret = '"
+                      + "ab".repeat(32)
+                      + "' WHERE name = 'downstream-key-secret'"))
+          .isEqualTo(1);
+    }
+    restart(yaml);
+    assertThat(
+            nodes
+                .store(0)
+                .downstreamKeys()
+                .derive(
+                    dev.toolledger.api.TenantId.of("acme"),
+                    dev.toolledger.core.identity.OperationKey.of("inv-1")))
+        .isNotEqualTo(claimedWith);
+
+    upstream.lookupAvailable = true;
+    nodes.awaitExpiredLease();
+    nodes.app(0).engine().recoverExpiredClaims(10);
+
+    JsonNode operation = operation("inv-1");
+    assertThat(operation.get("state").asText()).isEqualTo("COMPLETED");
+    assertThat(operation.get("history").toString()).contains("lookup found the effect");
+    assertThat(upstream.invoiceCount()).isEqualTo(1);
+  }
+
+  @Test
+  void aPathParameterThatWouldClimbOrRemoveASegmentIsRefusedBeforeAnythingIsClaimed()
+      throws Exception {
+    start(true, InvoiceTools.EXAMPLE);
+
+    for (String customer : new String[] {"..", ".", ""}) {
+      Reply reply =
+          call("inv-" + customer.length(), "{\"customer\":\"" + customer + "\",\"amount\":1}");
+      assertThat(reply.status()).as(customer).isEqualTo(400);
+      assertThat(reply.problemType()).isEqualTo(PROBLEMS + "invalid-parameters");
+      assertThat(Http.get(nodes.node(0), "/v1/operations/inv-" + customer.length(), acme).status())
+          .isEqualTo(404);
+    }
+    assertThat(call("inv-9", "{\"customer\":\"...\",\"amount\":1}").status()).isEqualTo(201);
+    assertThat(upstream.calls.get()).isEqualTo(1);
+  }
+
+  @Test
   void lostAnswerWhoseLookupFailsIsSettledByRecoveryOnceTheLookupAnswers() throws Exception {
     start(false, InvoiceTools.variant(false, "400ms", InvoiceTools.LOOKUP + "lease: 1s\n"));
     upstream.then(Next.CREATE_THEN_DROP);
@@ -219,7 +307,7 @@ abstract class HttpToolContractTest {
     Reply refused = call("inv-1", INVOICE);
     assertThat(refused.status()).isEqualTo(503);
     assertThat(refused.problemType()).isEqualTo(PROBLEMS + "tool-unavailable");
-    assertThat(refused.json().get("detail").asText()).contains("503").doesNotContain("tl-");
+    assertThat(refused.json().get("detail").asText()).contains("503").doesNotContain("tl2-");
     assertThat(nodes.count("SELECT COUNT(*) FROM tl_operations")).isZero();
     assertThat(upstream.invoiceCount()).isZero();
 

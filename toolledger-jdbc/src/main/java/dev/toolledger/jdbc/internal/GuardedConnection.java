@@ -104,6 +104,7 @@ public final class GuardedConnection implements InvocationHandler {
     if (name.equals("unwrap") || name.equals("isWrapperFor")) {
       throw new UnsupportedOperationException("the transaction's connection cannot be unwrapped");
     }
+    refuseTransactionControl(name, args);
     Object result;
     try {
       if (name.equals("prepareStatement") && args != null && args.length == 1) {
@@ -249,9 +250,34 @@ public final class GuardedConnection implements InvocationHandler {
     }
   }
 
+  /**
+   * Refuses SQL text (a statement prepared, executed or batched) that would begin, end, commit or
+   * roll back the transaction: {@link #invoke} refuses the methods, this their SQL spelling.
+   */
+  private static void refuseTransactionControl(String method, Object[] args) {
+    boolean carriesSql =
+        method.startsWith("prepare")
+            || method.startsWith("execute")
+            || method.equals("addBatch")
+            || method.equals("nativeSQL");
+    if (carriesSql && args != null && args.length > 0 && args[0] instanceof String sql) {
+      String word = TransactionControl.find(sql);
+      if (word != null) {
+        throw new UnsupportedOperationException(
+            "a "
+                + word
+                + " statement is not allowed inside a ToolLedger transaction; the engine"
+                + " commits or rolls back the effect together with its operation record");
+      }
+    }
+  }
+
   private Object call(Object target, Method method, Object[] args) throws Throwable {
     if (method.getName().equals("unwrap") || method.getName().equals("isWrapperFor")) {
       throw new SQLException("the ledger transaction's statements cannot be unwrapped");
+    }
+    if (target instanceof Statement) {
+      refuseTransactionControl(method.getName(), args);
     }
     try {
       return method.invoke(target, args);

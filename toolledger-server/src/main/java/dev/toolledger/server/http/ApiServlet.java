@@ -568,6 +568,9 @@ public final class ApiServlet extends HttpServlet {
     } catch (IllegalArgumentException e) {
       problem(response, Problem.of(ProblemType.INVALID_PARAMETERS, e.getMessage()));
       return;
+    } catch (ReadEndpoint.Refused e) {
+      problem(response, e.problem());
+      return;
     }
     json(response, 200, result);
   }

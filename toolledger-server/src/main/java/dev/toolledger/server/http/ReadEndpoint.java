@@ -18,4 +18,19 @@ public interface ReadEndpoint {
    * @throws IllegalArgumentException for a bad query parameter; answered as 400 with the message
    */
   JsonNode read(Principal principal, Map<String, String> query);
+
+  /** A read that the server refuses to answer, answered as this problem. */
+  final class Refused extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final transient dev.toolledger.core.problem.Problem problem;
+
+    public Refused(dev.toolledger.core.problem.Problem problem) {
+      super(problem.detail());
+      this.problem = problem;
+    }
+
+    public dev.toolledger.core.problem.Problem problem() {
+      return problem;
+    }
+  }
 }
