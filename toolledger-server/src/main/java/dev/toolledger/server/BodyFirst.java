@@ -24,18 +24,18 @@ import org.eclipse.jetty.util.thread.Scheduler;
  * keepBytes} of memory, never one of the server's threads, and is answered {@code 408}
  * request-timeout (with {@code Connection: close}) when its deadline passes.
  *
- * <p>Without it, a servlet's blocking read (and the drain of a refused request's unread body) held a
- * thread for as long as the client cared to trickle bytes: a few hundred slow clients, with or
+ * <p>Without it, a servlet's blocking read (and the drain of a refused request's unread body) held
+ * a thread for as long as the client cared to trickle bytes: a few hundred slow clients, with or
  * without a token, took every thread and {@code /health} went unanswered.
  *
  * <p>What it does not do: it does not bound headers (Jetty parses those without a thread, within
- * the connector's idle timeout), and it does not limit connections per client (the ledger's
- * clients are often on the same host or behind one proxy, so such a limit would lock the
- * well-behaved out with the slow). A body whose declared length is over {@code bound} is not read
- * here: the request goes on with {@code Connection: close}, so that its refusal closes the
- * connection instead of draining it. Of a body within the bound only the first {@code keepBytes}
- * are kept (the rest is read and discarded, so that a 413 reaches its client); a servlet then sees
- * a body that ends there and refuses it as too large.
+ * the connector's idle timeout), and it does not limit connections per client (the ledger's clients
+ * are often on the same host or behind one proxy, so such a limit would lock the well-behaved out
+ * with the slow). A body whose declared length is over {@code bound} is not read here: the request
+ * goes on with {@code Connection: close}, so that its refusal closes the connection instead of
+ * draining it. Of a body within the bound only the first {@code keepBytes} are kept (the rest is
+ * read and discarded, so that a 413 reaches its client); a servlet then sees a body that ends there
+ * and refuses it as too large.
  */
 final class BodyFirst extends Handler.Wrapper {
   private final int keepBytes;

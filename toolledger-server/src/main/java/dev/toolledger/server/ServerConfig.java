@@ -108,9 +108,9 @@ public final class ServerConfig {
 
     /**
      * The time a request's body gets to arrive in full, counted from the end of its headers. The
-     * body is read without holding a thread; a client that is slower is answered {@code 408}
-     * {@code request-timeout} and its connection closed, with nothing read or recorded. Default 10
-     * s ({@link ServerConfig#DEFAULT_BODY_TIMEOUT}).
+     * body is read without holding a thread; a client that is slower is answered {@code 408} {@code
+     * request-timeout} and its connection closed, with nothing read or recorded. Default 10 s
+     * ({@link ServerConfig#DEFAULT_BODY_TIMEOUT}).
      */
     public Builder bodyTimeout(Duration bodyTimeout) {
       this.bodyTimeout = bodyTimeout;

@@ -144,8 +144,7 @@ class SlowClientsTest {
           socket.close();
         }
       }
-      assertThat(
-              Http.get(base, "/v1/operations/slow-2", token).status())
+      assertThat(Http.get(base, "/v1/operations/slow-2", token).status())
           .as("a slow client's keyed create recorded nothing")
           .isEqualTo(404);
     }

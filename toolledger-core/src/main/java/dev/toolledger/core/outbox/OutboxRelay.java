@@ -72,7 +72,9 @@ public final class OutboxRelay implements AutoCloseable {
     try {
       result = deliverer.deliver(event);
     } catch (RuntimeException e) {
-      result = new DeliveryResult.Retry(e.getClass().getSimpleName(), java.util.Optional.empty());
+      result =
+          new DeliveryResult.Retry(
+              dev.toolledger.core.problem.FailureWords.of(e), java.util.Optional.empty());
     }
     int attempts = event.attempts() + 1;
     if (result instanceof DeliveryResult.Delivered) {

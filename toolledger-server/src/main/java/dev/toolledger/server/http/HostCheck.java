@@ -25,9 +25,9 @@ import java.util.regex.Pattern;
  *
  * <p>With no configured host, a request that arrived on a loopback address must name {@code
  * localhost}, {@code 127.0.0.1} or {@code [::1]} with the port it came in on (no port: 80); a
- * request that arrived on another address is not checked, since the names such a node is reached
- * by are not known to it. Configured hosts are {@code name} (any port), {@code name:port}, or
- * {@code *} (every host).
+ * request that arrived on another address is not checked, since the names such a node is reached by
+ * are not known to it. Configured hosts are {@code name} (any port), {@code name:port}, or {@code
+ * *} (every host).
  */
 public final class HostCheck extends HttpFilter {
   private static final long serialVersionUID = 1L;
@@ -98,8 +98,8 @@ public final class HostCheck extends HttpFilter {
   }
 
   /**
-   * Checks configured hosts: each must be {@value #ANY}, a host name or address (IPv6 in
-   * brackets), optionally with {@code :port}; they are kept in lower case.
+   * Checks configured hosts: each must be {@value #ANY}, a host name or address (IPv6 in brackets),
+   * optionally with {@code :port}; they are kept in lower case.
    *
    * @throws IllegalArgumentException naming the first bad value
    */
