@@ -133,9 +133,9 @@ public final class ServerConfig {
      * Repeatable. A request with another {@code Host} is answered {@code 421} {@code
      * misdirected-host} before anything else runs, on every path: a page that reached the node
      * through DNS rebinding names its own host. Default (none given): a request that arrived on a
-     * loopback address must name {@code localhost}, {@code 127.0.0.1} or {@code [::1]} with the
-     * port it came in on; a request that arrived on another address (a non-loopback bind) is not
-     * checked, because the names such a node is reached by are not known to it: give them here.
+     * loopback address must name {@code localhost}, {@code 127.0.0.1} or {@code [::1]} (any port);
+     * a request that arrived on another address (a non-loopback bind) is not checked, because the
+     * names such a node is reached by are not known to it: give them here.
      */
     public Builder allowedHost(String host) {
       this.allowedHosts.add(Objects.requireNonNull(host, "allowedHost"));

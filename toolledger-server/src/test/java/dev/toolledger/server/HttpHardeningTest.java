@@ -134,7 +134,8 @@ class HttpHardeningTest {
       {"POST", "/mcp"},
     };
     for (String[] request : requests) {
-      for (String host : List.of("evil.example:" + port, "evil.example", "localhost:1")) {
+      for (String host :
+          List.of("evil.example:" + port, "evil.example", "localhost.evil.example:" + port)) {
         RawHttp.Response answer = withHost(request[0], request[1], host, acme);
         assertThat(answer.status())
             .as("%s %s Host %s", request[0], request[1], host)
@@ -143,7 +144,13 @@ class HttpHardeningTest {
         assertThat(Json.parse(answer.body().getBytes(StandardCharsets.UTF_8)).get("type").asText())
             .isEqualTo(TYPE + "misdirected-host");
       }
-      for (String host : List.of("localhost:" + port, "127.0.0.1:" + port, "[::1]:" + port)) {
+      for (String host :
+          List.of(
+              "localhost:" + port,
+              "127.0.0.1:" + port,
+              "[::1]:" + port,
+              "localhost",
+              "127.0.0.1:1")) {
         RawHttp.Response answer = withHost(request[0], request[1], host, acme);
         assertThat(answer.status())
             .as("%s %s Host %s", request[0], request[1], host)

@@ -24,10 +24,10 @@ import java.util.regex.Pattern;
  * Origin} (only its {@code Host}, the attacker's name, tells it apart).
  *
  * <p>With no configured host, a request that arrived on a loopback address must name {@code
- * localhost}, {@code 127.0.0.1} or {@code [::1]} with the port it came in on (no port: 80); a
- * request that arrived on another address is not checked, since the names such a node is reached by
- * are not known to it. Configured hosts are {@code name} (any port), {@code name:port}, or {@code
- * *} (every host).
+ * localhost}, {@code 127.0.0.1} or {@code [::1]} (any port: only the name tells a rebinding page);
+ * a request that arrived on another address is not checked, since the names such a node is reached
+ * by are not known to it. Configured hosts are {@code name} (any port), {@code name:port}, or
+ * {@code *} (every host).
  */
 public final class HostCheck extends HttpFilter {
   private static final long serialVersionUID = 1L;
@@ -54,14 +54,14 @@ public final class HostCheck extends HttpFilter {
   protected void doFilter(
       HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws IOException, ServletException {
-    if (!allows(request.getHeader("Host"), request.getLocalAddr(), request.getLocalPort())) {
+    if (!allows(request.getHeader("Host"), request.getLocalAddr())) {
       refuse(response);
       return;
     }
     chain.doFilter(request, response);
   }
 
-  boolean allows(String host, String localAddress, int localPort) {
+  boolean allows(String host, String localAddress) {
     if (any) {
       return true;
     }
@@ -69,7 +69,7 @@ public final class HostCheck extends HttpFilter {
       return true;
     }
     if (host == null) {
-      return false; // HTTP/1.1 requires it; Jetty refuses its absence before this
+      return true; // an HTTP/1.0 client's request; a browser always names the host
     }
     String name = host.strip().toLowerCase(Locale.ROOT);
     if (!NAME.matcher(name).matches()) {
@@ -80,7 +80,9 @@ public final class HostCheck extends HttpFilter {
     String bare = hasPort ? name.substring(0, colon) : name;
     int port = hasPort ? Integer.parseInt(name.substring(colon + 1)) : 80;
     if (allowed.isEmpty()) {
-      return LOOPBACK_NAMES.contains(bare) && port == localPort;
+      // Any port: only the name carries a rebinding page's origin, and a proxy on loopback in
+      // front of the node passes its own port on.
+      return LOOPBACK_NAMES.contains(bare);
     }
     return allowed.contains(bare) || allowed.contains(bare + ":" + port);
   }
