@@ -401,9 +401,22 @@ public final class ToolLedgerApp implements AutoCloseable {
     private ToolLedgerApp assemble(Http http) {
       PluginRegistration registration = registerPlugins();
       ToolRegistry registry = tools(registration);
+      // Mounted in (or embedded without HTTP in) an application with its own registry, nothing
+      // scrapes the node's: the ledger's meters go to the application's alone.
       Observability observability =
-          Observability.create(
-              store, name -> registry.find(name).isPresent(), clock, staleAfter, applicationMeters);
+          http != Http.OWN_SERVER && applicationMeters != null
+              ? Observability.forApplication(
+                  store,
+                  name -> registry.find(name).isPresent(),
+                  clock,
+                  staleAfter,
+                  applicationMeters)
+              : Observability.create(
+                  store,
+                  name -> registry.find(name).isPresent(),
+                  clock,
+                  staleAfter,
+                  applicationMeters);
       DatabaseHealthCheck probe = new DatabaseHealthCheck(store);
       StorageFaultHealth health = new StorageFaultHealth(probe, probe.growing());
       LedgerEngine engine = engine(registry, both(observability.listener(), health));
