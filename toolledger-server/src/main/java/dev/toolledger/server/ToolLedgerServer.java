@@ -203,15 +203,14 @@ public final class ToolLedgerServer implements AutoCloseable {
       http.setSendXPoweredBy(false);
       http.setIdleTimeout(config.idleTimeout().toMillis());
       // Operation keys may hold any visible ASCII character, percent-encoded in GET
-      // /v1/operations/{key}: '/' (%2F), '%' (%25), '.' and '..' as a whole segment, ';' (%3B) and
-      // '\' (%5C). The API decodes its key segment itself and never maps a path to a file.
+      // /v1/operations/{key}: '/' (%2F), '%' (%25), '.' and '..' as a whole segment (%2E) and '\'
+      // (%5C). The API decodes its key segment itself and never maps a path to a file.
       http.setUriCompliance(
           UriCompliance.DEFAULT.with(
               "toolledger",
               UriCompliance.Violation.AMBIGUOUS_PATH_SEPARATOR,
               UriCompliance.Violation.AMBIGUOUS_PATH_ENCODING,
               UriCompliance.Violation.AMBIGUOUS_PATH_SEGMENT,
-              UriCompliance.Violation.AMBIGUOUS_PATH_PARAMETER,
               UriCompliance.Violation.SUSPICIOUS_PATH_CHARACTERS));
       ServerConnector connector = new ServerConnector(jetty, new HttpConnectionFactory(http));
       connector.setHost(config.bind());
