@@ -22,6 +22,12 @@ public final class FailureWords {
    * @return a short phrase such as {@code "a timeout"} or {@code "an I/O error"}
    */
   public static String of(Throwable failure) {
+    if (failure.getClass().getName().startsWith("dev.toolledger.")
+        && failure.getMessage() != null
+        && !failure.getMessage().isBlank()) {
+      // ToolLedger's own exceptions are written for people and carry no secrets or parameters.
+      return "an error (" + failure.getMessage() + ")";
+    }
     if (failure instanceof HttpConnectTimeoutException) {
       return "a connection timeout";
     }
