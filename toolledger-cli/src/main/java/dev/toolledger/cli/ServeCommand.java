@@ -116,6 +116,35 @@ final class ServeCommand implements Callable<Integer> {
   List<String> allowedOrigins = new ArrayList<>();
 
   @Option(
+      names = "--allowed-host",
+      paramLabel = "HOST",
+      description =
+          "Accept requests whose Host is HOST (a name, any port, or NAME:PORT; * for any)."
+              + " Repeatable. A request naming another host is answered 421 before anything runs"
+              + " (DNS rebinding). Default: a request that came in on a loopback address must name"
+              + " localhost, 127.0.0.1 or [::1] (any port); requests on other addresses are not"
+              + " checked.")
+  List<String> allowedHosts = new ArrayList<>();
+
+  @Option(
+      names = "--body-timeout",
+      paramLabel = "DURATION",
+      description =
+          "Time a request's body gets to arrive in full; a slower client is answered 408 and"
+              + " closed (default: ${DEFAULT-VALUE}).",
+      defaultValue = "10s",
+      converter = DurationConverter.class)
+  Duration bodyTimeout;
+
+  @Option(
+      names = "--idle-timeout",
+      paramLabel = "DURATION",
+      description = "Close a connection that stays silent this long (default: ${DEFAULT-VALUE}).",
+      defaultValue = "30s",
+      converter = DurationConverter.class)
+  Duration idleTimeout;
+
+  @Option(
       names = "--mcp-session-idle",
       paramLabel = "DURATION",
       description =
@@ -185,8 +214,14 @@ final class ServeCommand implements Callable<Integer> {
     McpOptions mcpOptions = mcp.build();
     OperatorAuthenticator operators = operator.operators(System.getenv());
     ServerConfig.Builder server =
-        ServerConfig.builder().bind(bind).port(port).maxRequestBytes(maxRequestBytes);
+        ServerConfig.builder()
+            .bind(bind)
+            .port(port)
+            .maxRequestBytes(maxRequestBytes)
+            .bodyTimeout(bodyTimeout)
+            .idleTimeout(idleTimeout);
     allowedOrigins.forEach(server::allowedOrigin);
+    allowedHosts.forEach(server::allowedHost);
     ServerConfig serverConfig = server.build(); // so does a bad --allowed-origin
     plugins.declaredTools(); // a bad tools file stops here, before the database is touched
     JdbcLedgerStore store = database.open(maxWait);

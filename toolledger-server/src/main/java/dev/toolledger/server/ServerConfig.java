@@ -1,5 +1,6 @@
 package dev.toolledger.server;
 
+import dev.toolledger.server.http.HostCheck;
 import dev.toolledger.server.http.OriginCheck;
 import java.time.Duration;
 import java.util.LinkedHashSet;
@@ -20,13 +21,25 @@ public final class ServerConfig {
   /** Default time in-flight requests get to finish on shutdown: 10 seconds. */
   public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(10);
 
+  /** Default time a request's body gets to arrive in full, from the end of its headers: 10 s. */
+  public static final Duration DEFAULT_BODY_TIMEOUT = Duration.ofSeconds(10);
+
+  /** Default time a connection may stay silent before the server closes it: 30 s. */
+  public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(30);
+
   private final String bind;
   private final int port;
   private final int maxRequestBytes;
   private final Duration shutdownGrace;
   private final Set<String> allowedOrigins;
+  private final Duration bodyTimeout;
+  private final Duration idleTimeout;
+  private final Set<String> allowedHosts;
 
   private ServerConfig(Builder b) {
+    this.bodyTimeout = b.bodyTimeout;
+    this.idleTimeout = b.idleTimeout;
+    this.allowedHosts = Set.copyOf(HostCheck.normalizeAll(b.allowedHosts));
     this.bind = b.bind;
     this.port = b.port;
     this.maxRequestBytes = b.maxRequestBytes;
@@ -62,6 +75,24 @@ public final class ServerConfig {
     return allowedOrigins;
   }
 
+  /** The time a request's body gets to arrive in full; see {@link Builder#bodyTimeout}. */
+  public Duration bodyTimeout() {
+    return bodyTimeout;
+  }
+
+  /** The time a silent connection is kept; see {@link Builder#idleTimeout}. */
+  public Duration idleTimeout() {
+    return idleTimeout;
+  }
+
+  /**
+   * The host names (lower case, with or without a port) whose requests are accepted; empty means
+   * the default of {@link Builder#allowedHost}.
+   */
+  public Set<String> allowedHosts() {
+    return allowedHosts;
+  }
+
   /** Builder with the documented defaults. */
   public static final class Builder {
     private String bind = DEFAULT_BIND;
@@ -69,8 +100,47 @@ public final class ServerConfig {
     private int maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES;
     private Duration shutdownGrace = DEFAULT_SHUTDOWN_GRACE;
     private final Set<String> allowedOrigins = new LinkedHashSet<>();
+    private Duration bodyTimeout = DEFAULT_BODY_TIMEOUT;
+    private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+    private final Set<String> allowedHosts = new LinkedHashSet<>();
 
     private Builder() {}
+
+    /**
+     * The time a request's body gets to arrive in full, counted from the end of its headers. The
+     * body is read without holding a thread; a client that is slower is answered {@code 408} {@code
+     * request-timeout} and its connection closed, with nothing read or recorded. Default 10 s
+     * ({@link ServerConfig#DEFAULT_BODY_TIMEOUT}).
+     */
+    public Builder bodyTimeout(Duration bodyTimeout) {
+      this.bodyTimeout = bodyTimeout;
+      return this;
+    }
+
+    /**
+     * The time a connection may stay silent (no byte of a request, between requests, or a client
+     * that reads no answer) before the server closes it. Default 30 s ({@link
+     * ServerConfig#DEFAULT_IDLE_TIMEOUT}).
+     */
+    public Builder idleTimeout(Duration idleTimeout) {
+      this.idleTimeout = idleTimeout;
+      return this;
+    }
+
+    /**
+     * Accepts requests whose {@code Host} is {@code host}: a name ({@code ledger.example.com}, any
+     * port) or a name with a port ({@code ledger.example.com:8443}); {@code *} accepts every host.
+     * Repeatable. A request with another {@code Host} is answered {@code 421} {@code
+     * misdirected-host} before anything else runs, on every path: a page that reached the node
+     * through DNS rebinding names its own host. Default (none given): a request that arrived on a
+     * loopback address must name {@code localhost}, {@code 127.0.0.1} or {@code [::1]} (any port);
+     * a request that arrived on another address (a non-loopback bind) is not checked, because the
+     * names such a node is reached by are not known to it: give them here.
+     */
+    public Builder allowedHost(String host) {
+      this.allowedHosts.add(Objects.requireNonNull(host, "allowedHost"));
+      return this;
+    }
 
     /** Address to listen on. Default {@value ServerConfig#DEFAULT_BIND}. */
     public Builder bind(String bind) {
@@ -122,6 +192,13 @@ public final class ServerConfig {
         throw new IllegalArgumentException("shutdownGrace must be zero or positive");
       }
       OriginCheck.normalizeAll(allowedOrigins); // names a bad origin here, at build time
+      HostCheck.normalizeAll(allowedHosts);
+      if (bodyTimeout == null || bodyTimeout.toMillis() < 1) {
+        throw new IllegalArgumentException("bodyTimeout must be positive");
+      }
+      if (idleTimeout == null || idleTimeout.toMillis() < 1) {
+        throw new IllegalArgumentException("idleTimeout must be positive");
+      }
       return new ServerConfig(this);
     }
   }

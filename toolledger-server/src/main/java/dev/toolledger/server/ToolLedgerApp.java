@@ -19,6 +19,7 @@ import dev.toolledger.server.auth.Principal;
 import dev.toolledger.server.auth.Tokens;
 import dev.toolledger.server.console.ConsoleServlet;
 import dev.toolledger.server.http.DatabaseHealthCheck;
+import dev.toolledger.server.http.StorageFaultHealth;
 import dev.toolledger.server.mcp.McpConventions;
 import dev.toolledger.server.mcp.McpOptions;
 import dev.toolledger.server.mcp.McpService;
@@ -400,20 +401,32 @@ public final class ToolLedgerApp implements AutoCloseable {
     private ToolLedgerApp assemble(Http http) {
       PluginRegistration registration = registerPlugins();
       ToolRegistry registry = tools(registration);
+      // Mounted in (or embedded without HTTP in) an application with its own registry, nothing
+      // scrapes the node's: the ledger's meters go to the application's alone.
       Observability observability =
-          Observability.create(
-              store, name -> registry.find(name).isPresent(), clock, staleAfter, applicationMeters);
-      LedgerEngine engine = engine(registry, observability.listener());
+          http != Http.OWN_SERVER && applicationMeters != null
+              ? Observability.forApplication(
+                  store,
+                  name -> registry.find(name).isPresent(),
+                  clock,
+                  staleAfter,
+                  applicationMeters)
+              : Observability.create(
+                  store,
+                  name -> registry.find(name).isPresent(),
+                  clock,
+                  staleAfter,
+                  applicationMeters);
+      DatabaseHealthCheck probe = new DatabaseHealthCheck(store);
+      StorageFaultHealth health = new StorageFaultHealth(probe, probe.growing());
+      LedgerEngine engine = engine(registry, both(observability.listener(), health));
       Tokens tokens = new Tokens(store, clock, tokenCacheTtl);
       Optional<ToolLedgerServer> server = Optional.empty();
       Optional<HttpMount> mounted = Optional.empty();
       if (http != Http.NONE) {
         try {
           ToolLedgerServer.Builder serverBuilder =
-              ToolLedgerServer.builder(engine, tokens)
-                  .config(serverConfig)
-                  .health(new DatabaseHealthCheck(store))
-                  .mcp(mcp);
+              ToolLedgerServer.builder(engine, tokens).config(serverConfig).health(health).mcp(mcp);
           registration
               .readEndpoints(store.dataSource(), store.dialect())
               .forEach(serverBuilder::readEndpoint);
@@ -529,6 +542,30 @@ public final class ToolLedgerApp implements AutoCloseable {
       registration.tools().forEach(tool -> tools.add(toolDecorator.apply(tool)));
       extraTools.forEach(tool -> tools.add(toolDecorator.apply(tool)));
       return ToolRegistry.of(tools);
+    }
+
+    /** Tells {@code first}, then {@code second}, of every outcome. */
+    private static OutcomeListener both(OutcomeListener first, OutcomeListener second) {
+      return new OutcomeListener() {
+        @Override
+        public void onOutcome(
+            dev.toolledger.api.TenantId tenant, String tool, String kind, Duration duration) {
+          first.onOutcome(tenant, tool, kind, duration);
+          second.onOutcome(tenant, tool, kind, duration);
+        }
+
+        @Override
+        public void onEffect(dev.toolledger.api.TenantId tenant, String tool) {
+          first.onEffect(tenant, tool);
+          second.onEffect(tenant, tool);
+        }
+
+        @Override
+        public void onStorageFault() {
+          first.onStorageFault();
+          second.onStorageFault();
+        }
+      };
     }
 
     private LedgerEngine engine(ToolRegistry tools, OutcomeListener listener) {

@@ -3,7 +3,9 @@ package dev.toolledger.server;
 import dev.toolledger.core.engine.LedgerEngine;
 import dev.toolledger.server.auth.Tokens;
 import dev.toolledger.server.http.ApiServlet;
+import dev.toolledger.server.http.BoundedBody;
 import dev.toolledger.server.http.HealthCheck;
+import dev.toolledger.server.http.HostCheck;
 import dev.toolledger.server.http.OriginCheck;
 import dev.toolledger.server.http.ReadEndpoint;
 import dev.toolledger.server.http.UnreadBodyDrain;
@@ -168,8 +170,10 @@ public final class ToolLedgerServer implements AutoCloseable {
               "unread-bodies", new UnreadBodyDrain(config.maxRequestBytes()), "/*"));
       // Next: every later log line of the request carries its correlation id.
       filters.add(new HttpMount.FilterEntry("request-ids", new RequestIds(), "/*"));
-      // Next, before authentication or any servlet: a browser page of a foreign origin (DNS
-      // rebinding, CSRF) is refused before anything of the request is looked at.
+      // Next, before authentication or any servlet: a request that names a host this node does not
+      // answer to (DNS rebinding: the page's own GET carries no Origin), then a browser page of a
+      // foreign origin (CSRF), are refused before anything of the request is looked at.
+      filters.add(new HttpMount.FilterEntry("hosts", new HostCheck(config.allowedHosts()), "/*"));
       filters.add(
           new HttpMount.FilterEntry("origins", new OriginCheck(config.allowedOrigins()), "/*"));
       List<HttpMount.ServletEntry> servlets = new ArrayList<>();
@@ -197,16 +201,24 @@ public final class ToolLedgerServer implements AutoCloseable {
       HttpConfiguration http = new HttpConfiguration();
       http.setSendServerVersion(false);
       http.setSendXPoweredBy(false);
-      // Operation keys may contain '/' or '%', percent-encoded in GET /v1/operations/{key}.
+      http.setIdleTimeout(config.idleTimeout().toMillis());
+      // Operation keys may hold any visible ASCII character, percent-encoded in GET
+      // /v1/operations/{key}: '/' (%2F), '%' (%25), '.' and '..' as a whole segment (%2E) and '\'
+      // (%5C). The API decodes its key segment itself and never maps a path to a file.
       http.setUriCompliance(
           UriCompliance.DEFAULT.with(
               "toolledger",
               UriCompliance.Violation.AMBIGUOUS_PATH_SEPARATOR,
               UriCompliance.Violation.AMBIGUOUS_PATH_ENCODING,
-              UriCompliance.Violation.AMBIGUOUS_PATH_SEGMENT));
+              UriCompliance.Violation.AMBIGUOUS_PATH_SEGMENT,
+              UriCompliance.Violation.SUSPICIOUS_PATH_CHARACTERS));
       ServerConnector connector = new ServerConnector(jetty, new HttpConnectionFactory(http));
       connector.setHost(config.bind());
       connector.setPort(config.port());
+      connector.setIdleTimeout(config.idleTimeout().toMillis());
+      // Many connections opened at once (a burst of clients, or slow ones) queue in the kernel
+      // instead of being refused at Java's default backlog of 50.
+      connector.setAcceptQueueSize(1024);
       jetty.addConnector(connector);
 
       ServletContextHandler context = new ServletContextHandler();
@@ -226,7 +238,16 @@ public final class ToolLedgerServer implements AutoCloseable {
       }
       mounts.forEach(mount -> mount.accept(context));
 
-      jetty.setHandler(new GracefulHandler(front.apply(context)));
+      // Bodies are read before any servlet runs, without a thread and within the body timeout, so
+      // that slow or stalled clients cannot take the threads /health and other callers need.
+      long drainBound = BoundedBody.drainBound(config.maxRequestBytes());
+      jetty.setHandler(
+          new GracefulHandler(
+              new BodyFirst(
+                  front.apply(context),
+                  config.maxRequestBytes() + 1,
+                  drainBound,
+                  config.bodyTimeout())));
       jetty.setErrorHandler(new ProblemErrorHandler());
       jetty.setStopTimeout(config.shutdownGrace().toMillis());
       jetty.setStopAtShutdown(false);

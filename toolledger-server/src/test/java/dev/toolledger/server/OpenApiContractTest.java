@@ -218,7 +218,7 @@ class OpenApiContractTest {
 
     assertProblem(conforming(request("/v1/operations/never-seen", acme).GET()), 404, "not-found");
     assertProblem(
-        conforming(request("/v1/operations/has%20space", acme).GET()),
+        refusedByTheDocument(request("/v1/operations/has%20space", acme).GET()),
         400,
         "invalid-idempotency-key");
   }

@@ -123,6 +123,13 @@ public class ToolLedgerAutoConfiguration {
         throw new IllegalArgumentException("toolledger.allowed-origins: " + e.getMessage(), e);
       }
     }
+    for (String host : properties.getAllowedHosts()) {
+      try {
+        config.allowedHost(host);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("toolledger.allowed-hosts: " + e.getMessage(), e);
+      }
+    }
     try {
       return config.build();
     } catch (IllegalArgumentException e) {

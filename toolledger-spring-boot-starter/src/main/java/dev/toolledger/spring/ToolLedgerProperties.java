@@ -44,6 +44,13 @@ public class ToolLedgerProperties {
    */
   private List<String> allowedOrigins = new ArrayList<>();
 
+  /**
+   * Host names (NAME or NAME:PORT; * for any) whose requests are accepted; a request naming another
+   * host is answered 421 misdirected-host (DNS rebinding). Empty: a request that arrived on a
+   * loopback address must name localhost, 127.0.0.1 or [::1] (any port); others are not checked.
+   */
+  private List<String> allowedHosts = new ArrayList<>();
+
   /** This node's name in claims and logs. Default: the host name and process id. */
   private String nodeId;
 
@@ -129,6 +136,14 @@ public class ToolLedgerProperties {
 
   public void setAllowedOrigins(List<String> allowedOrigins) {
     this.allowedOrigins = allowedOrigins;
+  }
+
+  public List<String> getAllowedHosts() {
+    return allowedHosts;
+  }
+
+  public void setAllowedHosts(List<String> allowedHosts) {
+    this.allowedHosts = allowedHosts;
   }
 
   public String getNodeId() {

@@ -42,6 +42,7 @@ class ConfigurationMetadataTest {
             "toolledger.mcp-enabled",
             "toolledger.max-request-bytes",
             "toolledger.allowed-origins",
+            "toolledger.allowed-hosts",
             "toolledger.node-id",
             "toolledger.busy-timeout",
             "toolledger.claim-wait",

@@ -317,7 +317,18 @@ abstract class NotesScenarioTest {
 
   @Test
   void actuatorShowsTheLedgerHealthyAndItsMetersInTheApplicationsRegistry() throws Exception {
+    double effectsBefore = measured("/actuator/metrics/toolledger.effects?tag=tool:create-note");
+    double requestsBefore =
+        measured("/actuator/metrics/toolledger.requests?tag=tool:create-note&tag=outcome:executed");
     createNote("k8-" + run, "metered " + run);
+    assertThat(measured("/actuator/metrics/toolledger.effects?tag=tool:create-note"))
+        .as("one effect is counted once in the application's registry")
+        .isEqualTo(effectsBefore + 1.0);
+    assertThat(
+            measured(
+                "/actuator/metrics/toolledger.requests?tag=tool:create-note&tag=outcome:executed"))
+        .as("one request is counted once in the application's registry")
+        .isEqualTo(requestsBefore + 1.0);
 
     HttpResponse<String> health = get("/actuator/health");
     HttpResponse<String> effects = get("/actuator/metrics/toolledger.effects");
@@ -330,6 +341,14 @@ abstract class NotesScenarioTest {
     assertThat(body(effects).path("measurements").get(0).path("value").asDouble())
         .isGreaterThanOrEqualTo(1.0);
     assertThat(requests.statusCode()).isEqualTo(200);
+  }
+
+  /** The first measurement of an Actuator metric; 0 while the meter does not exist yet. */
+  private double measured(String path) throws Exception {
+    HttpResponse<String> metric = get(path);
+    return metric.statusCode() == 404
+        ? 0.0
+        : body(metric).path("measurements").get(0).path("value").asDouble();
   }
 
   @Test

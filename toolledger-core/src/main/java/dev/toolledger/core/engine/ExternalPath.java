@@ -15,6 +15,7 @@ import dev.toolledger.core.operation.OperationIntent;
 import dev.toolledger.core.operation.OperationRecord;
 import dev.toolledger.core.operation.OperationState;
 import dev.toolledger.core.operation.StoredResponse;
+import dev.toolledger.core.problem.FailureWords;
 import dev.toolledger.core.store.ClaimResult;
 import dev.toolledger.core.store.LeaseClaim;
 import dev.toolledger.core.store.LedgerStore;
@@ -153,9 +154,7 @@ final class ExternalPath {
               fence,
               parameters,
               downstreamKey,
-              "the effect failed with "
-                  + e.getClass().getSimpleName()
-                  + "; it may or may not have happened");
+              "the effect failed with " + FailureWords.of(e) + "; it may or may not have happened");
       return answerAfter(settled, tenant, key);
     }
     if (result instanceof EffectResult.NotDone notDone) {
@@ -371,7 +370,7 @@ final class ExternalPath {
               tenant,
               key,
               fence,
-              why + "; the downstream lookup failed with " + e.getClass().getSimpleName());
+              why + "; the downstream lookup failed with " + FailureWords.of(e));
         }
         if (status instanceof DownstreamStatus.Found found) {
           StoredResponse stored =
@@ -411,7 +410,7 @@ final class ExternalPath {
               fence,
               why
                   + "; performing again with the same downstream key failed with "
-                  + e.getClass().getSimpleName());
+                  + FailureWords.of(e));
         }
         if (result instanceof EffectResult.NotDone notDone) {
           if (fence > 1) {

@@ -776,6 +776,9 @@ public final class LedgerEngine {
       if (outcome instanceof Executed executed && executed.response().status() < 400) {
         listener.onEffect(invocation.tenant(), invocation.tool());
       }
+      if (failure instanceof StoreUnavailableException) {
+        listener.onStorageFault();
+      }
     } catch (RuntimeException e) {
       LOG.warn("an outcome listener threw; ignoring it", e);
     }

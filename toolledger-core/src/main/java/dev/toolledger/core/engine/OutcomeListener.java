@@ -28,5 +28,11 @@ public interface OutcomeListener {
    */
   default void onEffect(TenantId tenant, String tool) {}
 
+  /**
+   * An invocation failed because the ledger's storage did (the caller was answered {@code
+   * ledger-unavailable}; nothing was recorded). Called after {@link #onOutcome}. Default: nothing.
+   */
+  default void onStorageFault() {}
+
   OutcomeListener NONE = (tenant, tool, kind, duration) -> {};
 }

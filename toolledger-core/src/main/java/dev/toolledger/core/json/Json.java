@@ -2,7 +2,9 @@ package dev.toolledger.core.json;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -38,6 +40,24 @@ public final class Json {
     return JsonNodeFactory.instance.objectNode();
   }
 
+  /**
+   * A parser's message without what would name the library: a parenthesised note that quotes code
+   * ({@code `...`}) is cut, and so is the rest of a message that names a Java class.
+   */
+  static String withoutLibraryNames(String message) {
+    if (message == null) {
+      return "unreadable JSON";
+    }
+    String text = message.replaceAll("\\s*\\([^()]*`[^()]*\\)", "");
+    java.util.regex.Matcher named =
+        java.util.regex.Pattern.compile("\\b(?:[a-z][a-z0-9_]*\\.){2,}[A-Za-z_$][\\w$]*|`[^`]*`")
+            .matcher(text);
+    if (named.find()) {
+      text = text.substring(0, named.start()).strip();
+    }
+    return text.isEmpty() ? "unreadable JSON" : text;
+  }
+
   /** Parses a JSON document, throwing {@link MalformedJsonException} with the parser's reason. */
   public static JsonNode parse(byte[] json) {
     try {
@@ -46,8 +66,14 @@ public final class Json {
         throw new MalformedJsonException("the body is empty; send a JSON object");
       }
       return node;
+    } catch (StreamConstraintsException e) {
+      // Jackson's text names its own configuration methods; a caller needs only the limit's kind.
+      throw new MalformedJsonException(
+          "it exceeds a limit of the parser: nesting deeper than "
+              + StreamReadConstraints.DEFAULT_MAX_DEPTH
+              + " levels, or a number, a name or a string that is too long");
     } catch (JsonProcessingException e) {
-      throw new MalformedJsonException(e.getOriginalMessage());
+      throw new MalformedJsonException(withoutLibraryNames(e.getOriginalMessage()));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

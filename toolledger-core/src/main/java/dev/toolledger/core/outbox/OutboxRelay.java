@@ -122,7 +122,9 @@ public final class OutboxRelay implements AutoCloseable {
     try {
       result = deliverer.deliver(event);
     } catch (RuntimeException e) {
-      result = new DeliveryResult.Retry(e.getClass().getSimpleName(), java.util.Optional.empty());
+      result =
+          new DeliveryResult.Retry(
+              dev.toolledger.core.problem.FailureWords.of(e), java.util.Optional.empty());
     }
     DeliveryResult outcome = result;
     uninterrupted(() -> record(event, owner, outcome));

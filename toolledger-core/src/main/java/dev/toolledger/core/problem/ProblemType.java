@@ -19,6 +19,8 @@ public enum ProblemType {
   UNAUTHORIZED("unauthorized", 401, "Unauthorized"),
   FORBIDDEN("forbidden", 403, "Forbidden"),
   FORBIDDEN_ORIGIN("forbidden-origin", 403, "Origin not allowed"),
+  /** The request's {@code Host} is not a name this node answers to (DNS rebinding). */
+  MISDIRECTED_HOST("misdirected-host", 421, "Host not served here"),
   UNKNOWN_TOOL("unknown-tool", 404, "Unknown tool"),
   NOT_FOUND("not-found", 404, "Not found"),
   MCP_SESSION_NOT_FOUND("mcp-session-not-found", 404, "MCP session not found"),
@@ -28,6 +30,8 @@ public enum ProblemType {
   NOT_EXECUTED("operation-not-executed", 409, "Operation not executed"),
   NOT_RESOLVABLE("operation-not-resolvable", 409, "Operation not resolvable"),
   EXPIRED("operation-expired", 410, "Operation record expired"),
+  /** The request's body did not arrive within the server's body timeout. */
+  REQUEST_TIMEOUT("request-timeout", 408, "Request body timeout"),
   PAYLOAD_TOO_LARGE("payload-too-large", 413, "Payload too large"),
   UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415, "Unsupported media type"),
   KEY_REUSED("idempotency-key-reused", 422, "Idempotency-Key reused with other parameters"),

@@ -580,7 +580,8 @@ public final class ApiServlet extends HttpServlet {
     try {
       problem = health.problem();
     } catch (RuntimeException e) {
-      problem = "health check failed: " + e.getClass().getSimpleName();
+      LOG.warn("the health check failed", e);
+      problem = "the health check failed";
     }
     ObjectNode body = Json.object();
     body.put("status", problem == null ? "ok" : "unavailable");

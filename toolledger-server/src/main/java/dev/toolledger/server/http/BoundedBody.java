@@ -87,8 +87,13 @@ public final class BoundedBody {
     }
   }
 
+  /** The largest body read and discarded to keep a connection usable: 1 MiB or 4 x the limit. */
+  public static long drainBound(int maxBytes) {
+    return Math.max(DRAIN_LIMIT, 4L * maxBytes);
+  }
+
   private static void drain(InputStream in, long declared, int maxBytes) throws IOException {
-    long bound = Math.max(DRAIN_LIMIT, 4L * maxBytes);
+    long bound = drainBound(maxBytes);
     if (declared > bound) {
       return;
     }

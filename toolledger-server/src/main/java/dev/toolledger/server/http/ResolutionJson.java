@@ -32,6 +32,16 @@ public final class ResolutionJson {
             && text.substring(1, text.length() - 1).isBlank());
   }
 
+  /** A JSON integer as JSON Schema's {@code integer} means it: {@code 201} or {@code 201.0}. */
+  private static boolean isInteger(JsonNode node) {
+    if (node.isIntegralNumber()) {
+      return node.canConvertToInt();
+    }
+    return node.isFloatingPointNumber()
+        && node.decimalValue().stripTrailingZeros().scale() <= 0
+        && node.canConvertToInt();
+  }
+
   /**
    * The resolution a body asks for.
    *
@@ -53,11 +63,17 @@ public final class ResolutionJson {
       }
       return new Resolution.Inquiry();
     }
-    String reason = json.path("reason").asText("");
+    JsonNode reasonNode = json.path("reason");
+    if (!reasonNode.isMissingNode() && !reasonNode.isTextual()) {
+      throw new IllegalArgumentException("the reason must be a string");
+    }
+    String reason = reasonNode.asText("");
     if (reason.isBlank()) {
       throw new IllegalArgumentException("an explicit resolution needs a reason");
     }
-    if (reason.length() > 500) {
+    // Characters as JSON Schema's maxLength counts them (code points), as the OpenAPI document
+    // says.
+    if (reason.codePointCount(0, reason.length()) > 500) {
       throw new IllegalArgumentException("the reason is longer than 500 characters");
     }
     switch (json.path("resolution").asText()) {
@@ -65,7 +81,7 @@ public final class ResolutionJson {
         return new Resolution.MarkNotExecuted(reason);
       case "COMPLETED":
         JsonNode response = json.path("response");
-        if (!response.path("status").canConvertToInt() || !response.has("body")) {
+        if (!isInteger(response.path("status")) || !response.has("body")) {
           throw new IllegalArgumentException(
               "a COMPLETED resolution needs the outcome to replay: {\"status\", \"body\"}");
         }

@@ -103,6 +103,32 @@ public final class Observability implements AutoCloseable {
     return new Observability(registry, new LedgerMetrics(ledgerMeters, knownTool), gc);
   }
 
+  /**
+   * The metrics of a node whose HTTP side is mounted in an application that has its own registry
+   * (the Spring Boot starter): the ledger's own meters are recorded in {@code application} only,
+   * and no JVM, process or pool meters are bound, since the application reports those itself and
+   * nothing scrapes the node's registry. Recording them in the node's registry as well did every
+   * recording twice, once where nobody reads it.
+   */
+  public static Observability forApplication(
+      JdbcLedgerStore store,
+      Predicate<String> knownTool,
+      Clock clock,
+      Duration staleAfter,
+      MeterRegistry application) {
+    Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(application, "application");
+    if (staleAfter.isNegative() || staleAfter.isZero()) {
+      throw new IllegalArgumentException("staleAfter must be positive");
+    }
+    new LedgerGauges(OperationCatalog.of(store), clock, staleAfter, GAUGE_REFRESH, System::nanoTime)
+        .bindTo(application);
+    return new Observability(
+        new PrometheusMeterRegistry(PrometheusConfig.DEFAULT),
+        new LedgerMetrics(application, knownTool),
+        null);
+  }
+
   private static void bindPool(JdbcLedgerStore store, PrometheusMeterRegistry registry) {
     if (store.borrowsDataSource()) {
       // The application's pool reports to the application's registry, not to the ledger's.
@@ -148,7 +174,9 @@ public final class Observability implements AutoCloseable {
 
   @Override
   public synchronized void close() {
-    gc.close();
+    if (gc != null) {
+      gc.close();
+    }
     if (jetty != null) {
       try {
         jetty.close();

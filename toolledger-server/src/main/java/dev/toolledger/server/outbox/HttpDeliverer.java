@@ -2,6 +2,7 @@ package dev.toolledger.server.outbox;
 
 import dev.toolledger.core.outbox.Deliverer;
 import dev.toolledger.core.outbox.OutboxEvent;
+import dev.toolledger.core.problem.FailureWords;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -49,7 +50,7 @@ public final class HttpDeliverer implements Deliverer {
     try {
       response = client.send(request, HttpResponse.BodyHandlers.discarding());
     } catch (IOException e) {
-      return new DeliveryResult.Retry(e.getClass().getSimpleName(), Optional.empty());
+      return new DeliveryResult.Retry(FailureWords.of(e), Optional.empty());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return new DeliveryResult.Retry("interrupted", Optional.empty());
