@@ -428,23 +428,35 @@ final class Upstream implements AutoCloseable {
     return Optional.empty();
   }
 
-  /** The exception's classes, outermost first, and a JSON-RPC code if any; never a message. */
+  /**
+   * Plain words for what went wrong, for answers and histories: a JSON-RPC code if the upstream
+   * sent one, else the kind of failure (as the engine's {@code FailureWords} words it); never a
+   * class or library name, nor an exception's message (which may quote a URL or a header).
+   */
   static String describe(Throwable e) {
-    List<String> names = new ArrayList<>();
-    for (Throwable t = e;
-        t != null && names.size() < 4;
-        t = t.getCause() == t ? null : t.getCause()) {
-      String name = t.getClass().getSimpleName();
+    Throwable wordable = null;
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
       if (t instanceof McpError error && error.getJsonRpcError() != null) {
-        name += " " + error.getJsonRpcError().code();
+        return "a JSON-RPC error " + error.getJsonRpcError().code();
       }
       if (t.getMessage() != null && t.getMessage().startsWith("Timeout on blocking read")) {
-        name += " (timeout)";
+        return "a timeout";
       }
-      if (names.isEmpty() || !names.get(names.size() - 1).equals(name)) {
-        names.add(name);
+      if (wordable == null
+          && (t instanceof java.io.IOException || t instanceof InterruptedException)) {
+        wordable = t;
       }
     }
-    return String.join(" < ", names);
+    if (wordable instanceof java.net.SocketTimeoutException) {
+      return "a timeout";
+    }
+    if (wordable instanceof java.net.ConnectException) {
+      return "a refused or unreachable connection";
+    }
+    if (wordable instanceof InterruptedException
+        || wordable instanceof java.io.InterruptedIOException) {
+      return "an interruption";
+    }
+    return wordable != null ? "an I/O error" : "an unexpected error";
   }
 }
