@@ -12,11 +12,12 @@ import java.util.regex.Pattern;
  * <p>Never change a step that has shipped: add the next one. Steps run in a transaction where the
  * database allows it (PostgreSQL; SQLite for most DDL).
  *
- * @param component a stable name for the set of tables, {@code [a-z0-9][a-z0-9._-]*}
+ * @param component a stable name for the set of tables, {@code [a-z][a-z0-9_-]*}
  * @param steps versions 1, 2, 3... in order
  */
 public record TableSchema(String component, List<Step> steps) {
-  private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
+  // The stores record migrations under this name; they take the same pattern.
+  private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9_-]{0,63}");
 
   public TableSchema {
     Objects.requireNonNull(component, "component");
@@ -24,7 +25,7 @@ public record TableSchema(String component, List<Step> steps) {
       throw new IllegalArgumentException(
           "table schema component '"
               + component
-              + "' must be lowercase letters, digits, '.', '_'"
+              + "' must start with a lowercase letter, then lowercase letters, digits, '_'"
               + " or '-' (1 to 64)");
     }
     steps = List.copyOf(steps);

@@ -1,5 +1,6 @@
 package dev.toolledger.cli;
 
+import dev.toolledger.api.TableSchema;
 import dev.toolledger.api.Tool;
 import dev.toolledger.api.ToolPlugin;
 import dev.toolledger.declarative.DefinitionException;
@@ -55,6 +56,7 @@ final class PluginOptions {
   List<Path> toolsFiles = new ArrayList<>();
 
   private List<Tool> declared;
+  private List<TableSchema> declaredTables;
 
   /**
    * Reads every {@code --tools-file} (once; later calls return the same tools). Call it before
@@ -65,26 +67,34 @@ final class PluginOptions {
   List<Tool> declaredTools() {
     if (declared == null) {
       List<Tool> tools = new ArrayList<>();
+      List<TableSchema> tables = new ArrayList<>();
       List<String> errors = new ArrayList<>();
       for (Path file : toolsFiles) {
         try {
-          tools.addAll(ToolsFile.load(file));
+          ToolsFile.Contents contents = ToolsFile.read(file);
+          tools.addAll(contents.tools());
+          contents.tables().ifPresent(tables::add);
         } catch (DefinitionException e) {
           errors.add(e.getMessage());
         }
       }
       refuse(errors);
       declared = List.copyOf(tools);
+      declaredTables = List.copyOf(tables);
     }
     return declared;
   }
 
   /**
-   * The declared tools, with every SQL statement prepared once against the ledger database so that
-   * a statement naming a missing table or column stops the start.
+   * The declared tools, with the tables their files declare migrated in the ledger database first,
+   * and then every SQL statement prepared once against it, so that a statement naming a missing
+   * table or column stops the start.
    */
   List<Tool> declaredTools(JdbcLedgerStore store) {
     List<Tool> tools = declaredTools();
+    if (!declaredTables.isEmpty()) {
+      store.migrateComponents(declaredTables.stream().map(PluginRegistration::migrations).toList());
+    }
     if (!tools.isEmpty()) {
       try (Connection connection = store.dataSource().getConnection()) {
         SqlTool.checkPreparable(tools, connection);

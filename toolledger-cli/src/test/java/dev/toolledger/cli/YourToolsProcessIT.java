@@ -54,6 +54,45 @@ class YourToolsProcessIT {
   }
 
   @Test
+  void aToolsFileThatDeclaresItsTablesServesItsSqlToolOnAFreshLedgerAndAgainAfterARestart()
+      throws Exception {
+    Path db = dir.resolve("ledger.db");
+    Path tools = Path.of("..", "examples", "tools", "orders.yaml");
+    String order = "{\"sku\":\"BOOK-1\",\"qty\":2}";
+    String firstBody;
+    Process server = serve(db, "--tools-file", tools.toString());
+    try {
+      URI base = baseUri(server);
+      String token = token(db);
+      HttpResponse<String> first = call(base, "create-order", token, "o-1", order);
+      HttpResponse<String> retry = call(base, "create-order", token, "o-1", order);
+      assertThat(first.statusCode()).as(first.body()).isEqualTo(201);
+      assertThat(first.body()).contains("\"sku\":\"BOOK-1\"");
+      assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
+      assertThat(retry.body()).isEqualTo(first.body());
+      firstBody = first.body();
+    } finally {
+      stop(server);
+    }
+    // The migrations are recorded: a second start applies nothing again and the key replays.
+    Process again = serve(db, "--tools-file", tools.toString());
+    try {
+      URI base = baseUri(again);
+      HttpResponse<String> replay = call(base, "create-order", token(db), "o-1", order);
+      assertThat(replay.body()).isEqualTo(firstBody);
+      assertThat(call(base, "create-order", token(db), "o-2", order).statusCode()).isEqualTo(201);
+    } finally {
+      stop(again);
+    }
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
+        Statement st = c.createStatement();
+        java.sql.ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM orders")) {
+      rs.next();
+      assertThat(rs.getInt(1)).isEqualTo(2);
+    }
+  }
+
+  @Test
   void aSqlToolFromAToolsFileIsServedWithReplayAndConflict() throws Exception {
     Path db = dir.resolve("ledger.db");
     // The team's own table, in the ledger's database, created by the team.

@@ -9,7 +9,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.toolledger.api.TableSchema;
 import dev.toolledger.api.Tool;
+import dev.toolledger.declarative.sql.TableDeclarations;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,10 +29,11 @@ import java.util.TreeMap;
 /**
  * Reads a tools file: tools defined by configuration instead of code.
  *
- * <p>The file is YAML ({@code .yaml}, {@code .yml}) or JSON ({@code .json}) with one top-level
- * field, {@code tools}, a list of entries. Each entry's {@code kind} selects a {@link ToolKind}
- * ({@code sql}, {@code http}, ...), which reads the entry's other fields. Every kind shares the
- * {@linkplain Definition#COMMON_FIELDS common fields}.
+ * <p>The file is YAML ({@code .yaml}, {@code .yml}) or JSON ({@code .json}) with a top-level field
+ * {@code tools}, a list of entries, and optionally {@code tables}, the tables its SQL tools use as
+ * numbered migrations ({@link TableDeclarations}). Each entry's {@code kind} selects a {@link
+ * ToolKind} ({@code sql}, {@code http}, ...), which reads the entry's other fields. Every kind
+ * shares the {@linkplain Definition#COMMON_FIELDS common fields}.
  *
  * <p>Loading is all or nothing: every error of the file is collected (unknown fields, unknown
  * kinds, missing or malformed names and versions, invalid parameter schemas, duplicate tool names,
@@ -50,6 +53,22 @@ public final class ToolsFile {
     return load(file, System.getenv(), builtInKinds());
   }
 
+  /**
+   * What a tools file declares: its tools, and the tables they use, to be migrated in the ledger
+   * database before the tools are served.
+   */
+  public record Contents(List<Tool> tools, Optional<TableSchema> tables) {
+    public Contents {
+      tools = List.copyOf(tools);
+      java.util.Objects.requireNonNull(tables, "tables");
+    }
+  }
+
+  /** Reads {@code file} with the built-in kinds, its tables included. */
+  public static Contents read(Path file) throws DefinitionException {
+    return read(file, System.getenv(), builtInKinds());
+  }
+
   /** The kinds registered as {@code META-INF/services/dev.toolledger.declarative.ToolKind}. */
   public static List<ToolKind> builtInKinds() {
     List<ToolKind> kinds = new ArrayList<>();
@@ -66,6 +85,12 @@ public final class ToolsFile {
    * @throws DefinitionException listing every error of the file
    */
   public static List<Tool> load(Path file, Map<String, String> environment, List<ToolKind> kinds)
+      throws DefinitionException {
+    return read(file, environment, kinds).tools();
+  }
+
+  /** As {@link #load(Path, Map, List)}, with the file's tables. */
+  public static Contents read(Path file, Map<String, String> environment, List<ToolKind> kinds)
       throws DefinitionException {
     Map<String, ToolKind> byName = new TreeMap<>();
     for (ToolKind kind : kinds) {
@@ -150,18 +175,19 @@ public final class ToolsFile {
       this.kinds = kinds;
     }
 
-    List<Tool> read(JsonNode root) throws DefinitionException {
+    Contents read(JsonNode root) throws DefinitionException {
       if (root == null || !root.isObject()) {
-        throw topLevel("", "tools", "a tools file is an object with one field, tools: a list");
+        throw topLevel(
+            "", "tools", "a tools file is an object with a field tools: a list (and tables)");
       }
       for (Iterator<String> names = root.fieldNames(); names.hasNext(); ) {
         String name = names.next();
-        if (!name.equals("tools")) {
+        if (!name.equals("tools") && !name.equals("tables")) {
           errors.add(
               topLevel(
                   "/" + FieldLines.escape(name),
                   name,
-                  "unknown top-level field; a tools file has only 'tools'"));
+                  "unknown top-level field; a tools file has 'tools' and optionally 'tables'"));
         }
       }
       JsonNode entries = root.get("tools");
@@ -178,8 +204,23 @@ public final class ToolsFile {
           define(definition).ifPresent(tools::add);
         }
       }
+      Optional<TableSchema> tables =
+          root.has("tables")
+              ? TableDeclarations.read(root.get("tables"), this::at, errors)
+              : Optional.empty();
       DefinitionException.throwIfAny(errors);
-      return List.copyOf(tools);
+      return new Contents(tools, tables);
+    }
+
+    /** A problem at a JSON Pointer of the file, on the line of the nearest field that has one. */
+    private DefinitionException at(String pointer, String message) {
+      String nearest = pointer;
+      while (!nearest.isEmpty() && !lines.containsKey(nearest)) {
+        nearest = nearest.substring(0, nearest.lastIndexOf('/'));
+      }
+      String field = pointer.substring(1).replaceAll("/(\\d+)", "[$1]").replace('/', '.');
+      return new DefinitionException(
+          file + ":" + lines.getOrDefault(nearest, 1) + ": " + field + ": " + message);
     }
 
     private Definition definition(int index, JsonNode entry) {

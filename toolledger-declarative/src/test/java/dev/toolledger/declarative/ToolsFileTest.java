@@ -134,8 +134,8 @@ class ToolsFileTest {
   void unknownTopLevelFieldsAreRefused() throws Exception {
     assertThat(errors("version: 2\n" + ORDER + "extra: true\n"))
         .containsExactly(
-            ":1: version: unknown top-level field; a tools file has only 'tools'",
-            ":16: extra: unknown top-level field; a tools file has only 'tools'");
+            ":1: version: unknown top-level field; a tools file has 'tools' and optionally 'tables'",
+            ":16: extra: unknown top-level field; a tools file has 'tools' and optionally 'tables'");
   }
 
   @Test
