@@ -90,6 +90,11 @@ class ClassificationParityTest {
     EXPECTED.put(ProblemType.FORBIDDEN_ORIGIN, Kind.REJECTED);
     EXPECTED.put(ProblemType.MCP_SESSION_NOT_FOUND, Kind.REJECTED);
     EXPECTED.put(ProblemType.MCP_SESSION_LIMIT, Kind.RETRY);
+    EXPECTED.put(ProblemType.MISDIRECTED_HOST, Kind.REJECTED);
+    EXPECTED.put(ProblemType.REQUEST_TIMEOUT, Kind.RETRY);
+    // Read views are not tool calls; their problems are classified alike all the same.
+    EXPECTED.put(ProblemType.READ_VIEW_TIMEOUT, Kind.RETRY);
+    EXPECTED.put(ProblemType.READ_VIEW_TOO_LARGE, Kind.REJECTED);
   }
 
   /** The problems the server sends with a time to come back (Retry-After / retry-after-seconds). */

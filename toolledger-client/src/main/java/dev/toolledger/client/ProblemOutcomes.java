@@ -38,6 +38,7 @@ public final class ProblemOutcomes {
                       + " again; resolve it with an operator"));
         case NOT_EXECUTED:
         case RESPONSE_TOO_LARGE:
+        case READ_VIEW_TOO_LARGE:
           // Too large: nothing was recorded and the same call would fail the same way.
           return AttemptResult.done(new Outcome.Rejected(key, problem));
         case EXPIRED:
