@@ -218,7 +218,12 @@ final class Target implements AutoCloseable {
                 + " tool TEXT, fingerprint TEXT, expired_at BIGINT NOT NULL,"
                 + " tombstone_until BIGINT NOT NULL, PRIMARY KEY (tenant, op_key))",
             "CREATE INDEX bench_floor_tombstones_until ON bench_floor_tombstones"
-                + " (tombstone_until)"));
+                + " (tombstone_until)"),
+        // tl_operations gained the downstream key stored with each claim.
+        Migration.portable(
+            4,
+            "the keyed-floor scenario's rows keep tl_operations' downstream key column",
+            "ALTER TABLE bench_floor ADD COLUMN downstream_key TEXT"));
   }
 
   static Target sqlite(String name, Path file, Synchronous synchronous) {
