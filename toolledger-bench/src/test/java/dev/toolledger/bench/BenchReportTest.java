@@ -181,7 +181,7 @@ class BenchReportTest {
     assertThat(http).containsExactly("sqlite-full/16/http-keyed-create:keyed-create");
     assertThat(ratios().get("sqlite-full/16/http-keyed-create:keyed-create").value())
         .isCloseTo(0.8, within(1e-9));
-    // MCP against HTTP has issue 13's target at every thread count (not only at the most).
+    // MCP against HTTP has its target at every thread count (not only at the most).
     assertThat(mcp)
         .containsExactly(
             "sqlite-full/1/mcp-keyed-create:http-keyed-create",

@@ -104,8 +104,8 @@ final class JdbcTransaction implements LedgerTransaction {
    * PostgreSQL one read rather than two saves the driver a statement and a result set per new key
    * (a JFR profile of keyed-create). SQLite's claim does not use it: there the joined read made
    * keyed-create slower (its claim took 17% of the operation's CPU samples instead of 5%, an
-   * async-profiler profile, docs/benchmarks.md, issue 13); it asks {@link #KEY_IS_KNOWN} instead.
-   * Bound by {@link #bindKeyRead}.
+   * async-profiler profile; git history of docs/benchmarks.md); it asks {@link #KEY_IS_KNOWN}
+   * instead. Bound by {@link #bindKeyRead}.
    */
   private static final String READ_KEY =
       "SELECT "
@@ -231,7 +231,7 @@ final class JdbcTransaction implements LedgerTransaction {
    * A key that reaches a claim was read free moments before, outside the write lock, so it is
    * almost always unknown here; only then are its record and tombstone read in full. Reading them
    * in full every time cost the driver each of their fifteen column names through JNI on every
-   * read, rows or not, and a second statement (async-profiler, docs/benchmarks.md, issue 13).
+   * read, rows or not, and a second statement (async-profiler; git history of docs/benchmarks.md).
    */
   private boolean keyIsKnown(NewOperation operation) throws SQLException {
     return dialect

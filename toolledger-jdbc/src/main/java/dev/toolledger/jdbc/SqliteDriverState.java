@@ -14,8 +14,8 @@ import org.sqlite.SQLiteConnection;
  * transaction. Inside a transaction that the store began with {@code BEGIN IMMEDIATE} the {@code
  * BEGIN} fails every time and nothing else happens; on a connection that only reads, both run and
  * commit nothing. Stepping them for the ledger's own statements and its tool's was about 2% of a
- * new operation's CPU samples (async-profiler, keyed-create on SQLite FULL, docs/benchmarks.md,
- * issue 13).
+ * new operation's CPU samples (async-profiler, keyed-create on SQLite FULL; git history of
+ * docs/benchmarks.md).
  *
  * <p>The belief is the {@code autoCommit} field of the driver's connection config. Setting it does
  * not run a statement: the driver's own {@code setSavepoint()} sets it the same way when its {@code

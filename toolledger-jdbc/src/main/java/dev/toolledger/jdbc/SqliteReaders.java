@@ -20,8 +20,8 @@ import javax.sql.DataSource;
  * small set of connections, each with its own prepared statements, taken and given back with one
  * compare-and-set each. They replace the pool checkout on that path, which for an embedded file
  * database checked out a proxy, recorded the wait in a histogram and reset the connection's state
- * on its way back, on every call: about a sixth of a lookup's CPU (JFR, docs/benchmarks.md, issue
- * 13).
+ * on its way back, on every call: about a sixth of a lookup's CPU (JFR; git history of
+ * docs/benchmarks.md).
  *
  * <p>What a pooled connection guaranteed still holds:
  *

@@ -49,7 +49,7 @@ final class StatementCache implements Statements {
    * SQLite statement (so the connection holds no read snapshot between calls). The statement's
    * {@code getResultSet()} is not called to look for one left open: in the SQLite driver it does
    * not report an open result set but opens one again, reading every column's name through JNI,
-   * which was about a quarter of a lookup's CPU (JFR, docs/benchmarks.md, issue 13).
+   * which was about a quarter of a lookup's CPU (JFR; git history of docs/benchmarks.md).
    */
   @Override
   public <T> T query(Connection connection, String sql, Binder bind, Reader<T> read)
@@ -71,9 +71,9 @@ final class StatementCache implements Statements {
    * <p>The SQLite driver follows every {@code INSERT} it runs with a second statement, {@code
    * SELECT last_insert_rowid()}, compiled and stepped anew each time, so that {@code
    * getGeneratedKeys()} can answer later; that was about 5 µs of each new operation's CPU (an
-   * async-profiler profile of keyed-create, docs/benchmarks.md, issue 13). The ledger never asks
-   * for the keys of its own writes, so they run with that setting of the connection off, and it is
-   * put back at once: a tool on the same connection still gets its generated keys.
+   * async-profiler profile of keyed-create; git history of docs/benchmarks.md). The ledger never
+   * asks for the keys of its own writes, so they run with that setting of the connection off, and
+   * it is put back at once: a tool on the same connection still gets its generated keys.
    */
   @Override
   public int update(Connection connection, String sql, Binder bind) throws SQLException {

@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** What the MCP endpoint refuses, and how: issue 14's hardening of /mcp. */
+/** What the MCP endpoint refuses, and how. */
 class McpHardeningTest {
   private static final HttpClient HTTP =
       HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
