@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.toolledger.api.ToolDescriptor;
 import dev.toolledger.declarative.Definition;
 import dev.toolledger.declarative.DefinitionException;
+import dev.toolledger.declarative.EnvironmentValues;
 import java.net.URI;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -61,18 +62,7 @@ final class HttpToolReader {
           "trailer",
           "keep-alive");
 
-  private static final Set<String> SENSITIVE_NAMES =
-      Set.of("authorization", "proxy-authorization", "cookie", "x-api-key");
-  private static final List<String> SENSITIVE_PARTS =
-      List.of("token", "secret", "key", "password", "passwd", "auth", "credential", "session");
-
   private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
-  private static final Pattern ENV_REFERENCE = Pattern.compile("\\$\\{([^}]*)\\}");
-  private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
-
-  /** An optional scheme word ({@code Bearer}) and then only environment references. */
-  private static final Pattern FROM_ENVIRONMENT =
-      Pattern.compile("(?:[A-Za-z][A-Za-z0-9._~+/-]* +)?(?:\\$\\{[A-Za-z_][A-Za-z0-9_]*\\})+");
 
   private static final Pattern SHORT_DURATION = Pattern.compile("([1-9][0-9]{0,8})(ms|s|m|h)");
 
@@ -556,7 +546,7 @@ final class HttpToolReader {
 
   /** The value with its environment references resolved; null after an error. Never echoes it. */
   private String headerValue(String pointer, String name, String written) {
-    if (sensitive(name) && !FROM_ENVIRONMENT.matcher(written).matches()) {
+    if (EnvironmentValues.sensitive(name) && !EnvironmentValues.fromEnvironment(written)) {
       errors.add(
           definition.error(
               pointer,
@@ -566,56 +556,7 @@ final class HttpToolReader {
                   + " \"${API_KEY}\"; never write the secret itself into the tools file"));
       return null;
     }
-    StringBuilder value = new StringBuilder();
-    Matcher reference = ENV_REFERENCE.matcher(written);
-    int at = 0;
-    boolean ok = true;
-    while (reference.find()) {
-      value.append(written, at, reference.start());
-      at = reference.end();
-      String variable = reference.group(1);
-      if (!ENV_NAME.matcher(variable).matches()) {
-        errors.add(
-            definition.error(
-                pointer, "${" + variable + "} is not an environment variable reference"));
-        ok = false;
-        continue;
-      }
-      String resolved = definition.environment().get(variable);
-      if (resolved == null) {
-        errors.add(definition.error(pointer, "environment variable " + variable + " is not set"));
-        ok = false;
-      } else if (resolved.isEmpty()) {
-        errors.add(definition.error(pointer, "environment variable " + variable + " is empty"));
-        ok = false;
-      } else if (resolved.chars().anyMatch(c -> c < 0x20 && c != '\t' || c == 0x7F)) {
-        errors.add(
-            definition.error(
-                pointer,
-                "environment variable "
-                    + variable
-                    + " contains a line break or another control character"));
-        ok = false;
-      } else {
-        value.append(resolved);
-      }
-    }
-    String rest = written.substring(at);
-    if (rest.contains("${")) {
-      errors.add(definition.error(pointer, "has an unterminated ${...} reference"));
-      ok = false;
-    }
-    value.append(rest);
-    if (written.chars().anyMatch(c -> c < 0x20 && c != '\t' || c == 0x7F)) {
-      errors.add(definition.error(pointer, "contains a line break or another control character"));
-      ok = false;
-    }
-    return ok ? value.toString() : null;
-  }
-
-  static boolean sensitive(String headerName) {
-    String name = headerName.toLowerCase(Locale.ROOT);
-    return SENSITIVE_NAMES.contains(name) || SENSITIVE_PARTS.stream().anyMatch(name::contains);
+    return EnvironmentValues.substitute(definition, errors, pointer, written);
   }
 
   private StatusSet statuses(String pointer, String name, String... defaults) {

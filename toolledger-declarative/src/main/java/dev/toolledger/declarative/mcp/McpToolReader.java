@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.toolledger.api.ToolDescriptor;
 import dev.toolledger.declarative.Definition;
 import dev.toolledger.declarative.DefinitionException;
+import dev.toolledger.declarative.EnvironmentValues;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -39,10 +40,6 @@ final class McpToolReader {
   static final String NOT_FOUND_PENDING = "pending";
   static final String NOT_FOUND_ABSENT = "absent";
 
-  private static final Set<String> SENSITIVE_NAMES =
-      Set.of("authorization", "proxy-authorization", "cookie", "x-api-key");
-  private static final List<String> SENSITIVE_PARTS =
-      List.of("token", "secret", "key", "password", "passwd", "auth", "credential", "session");
   private static final Set<String> RESTRICTED_HEADERS =
       Set.of(
           "host",
@@ -61,10 +58,7 @@ final class McpToolReader {
           "last-event-id");
 
   private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
-  private static final Pattern ENV_REFERENCE = Pattern.compile("\\$\\{([^}]*)\\}");
   private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
-  private static final Pattern FROM_ENVIRONMENT =
-      Pattern.compile("(?:[A-Za-z][A-Za-z0-9._~+/-]* +)?(?:\\$\\{[A-Za-z_][A-Za-z0-9_]*\\})+");
   private static final Pattern SHORT_DURATION = Pattern.compile("([1-9][0-9]{0,8})(ms|s|m|h)");
   private static final Pattern TOOL_NAME = Pattern.compile("[A-Za-z0-9_.\\-/]{1,128}");
 
@@ -264,7 +258,8 @@ final class McpToolReader {
         continue;
       }
       String written = field.getValue().textValue();
-      if (sensitive(field.getKey()) && !FROM_ENVIRONMENT.matcher(written).matches()) {
+      if (EnvironmentValues.sensitive(field.getKey())
+          && !EnvironmentValues.fromEnvironment(written)) {
         errors.add(inlineSecret(at, field.getKey(), "\"${TRACKER_TOKEN}\""));
         ok = false;
         continue;
@@ -368,7 +363,7 @@ final class McpToolReader {
         continue;
       }
       String written = field.getValue().textValue();
-      if (sensitive(name) && !FROM_ENVIRONMENT.matcher(written).matches()) {
+      if (EnvironmentValues.sensitive(name) && !EnvironmentValues.fromEnvironment(written)) {
         errors.add(inlineSecret(at, name, "\"Bearer ${TRACKER_TOKEN}\" or \"${API_KEY}\""));
         ok = false;
         continue;
@@ -393,58 +388,9 @@ final class McpToolReader {
             + "; never write the secret itself into the tools file");
   }
 
-  /** {@code written} with its {@code ${VARIABLE}}s resolved; null after an error. Never echoes. */
+  /** {@code written} with its {@code ${VARIABLE}}s resolved; null after an error. */
   private String substitute(String pointer, String written) {
-    StringBuilder value = new StringBuilder();
-    Matcher reference = ENV_REFERENCE.matcher(written);
-    int at = 0;
-    boolean ok = true;
-    while (reference.find()) {
-      value.append(written, at, reference.start());
-      at = reference.end();
-      String variable = reference.group(1);
-      if (!ENV_NAME.matcher(variable).matches()) {
-        errors.add(
-            definition.error(
-                pointer, "${" + variable + "} is not an environment variable reference"));
-        ok = false;
-        continue;
-      }
-      String resolved = definition.environment().get(variable);
-      if (resolved == null) {
-        errors.add(definition.error(pointer, "environment variable " + variable + " is not set"));
-        ok = false;
-      } else if (resolved.isEmpty()) {
-        errors.add(definition.error(pointer, "environment variable " + variable + " is empty"));
-        ok = false;
-      } else if (resolved.chars().anyMatch(c -> c < 0x20 && c != '\t' || c == 0x7F)) {
-        errors.add(
-            definition.error(
-                pointer,
-                "environment variable "
-                    + variable
-                    + " contains a line break or another control character"));
-        ok = false;
-      } else {
-        value.append(resolved);
-      }
-    }
-    String rest = written.substring(at);
-    if (rest.contains("${")) {
-      errors.add(definition.error(pointer, "has an unterminated ${...} reference"));
-      ok = false;
-    }
-    value.append(rest);
-    if (written.chars().anyMatch(c -> c < 0x20 && c != '\t' || c == 0x7F)) {
-      errors.add(definition.error(pointer, "contains a line break or another control character"));
-      ok = false;
-    }
-    return ok ? value.toString() : null;
-  }
-
-  static boolean sensitive(String name) {
-    String lower = name.toLowerCase(Locale.ROOT);
-    return SENSITIVE_NAMES.contains(lower) || SENSITIVE_PARTS.stream().anyMatch(lower::contains);
+    return EnvironmentValues.substitute(definition, errors, pointer, written);
   }
 
   private String toolName(String pointer, boolean required) {
