@@ -3,6 +3,7 @@ package dev.toolledger.declarative.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.toolledger.declarative.FreezeAfterPerform;
 import dev.toolledger.declarative.Http;
 import dev.toolledger.declarative.Http.Reply;
 import dev.toolledger.declarative.http.InvoiceService.Next;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.toolledger.api.ExternalTool;
 import dev.toolledger.api.Tool;
+import dev.toolledger.declarative.FreezeAfterPerform;
 import dev.toolledger.declarative.Http;
 import dev.toolledger.declarative.Http.Reply;
 import dev.toolledger.declarative.ToolsFile;

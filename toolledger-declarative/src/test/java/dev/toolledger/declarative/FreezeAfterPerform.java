@@ -1,4 +1,4 @@
-package dev.toolledger.declarative.http;
+package dev.toolledger.declarative;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.toolledger.api.DownstreamStatus;
@@ -15,16 +15,16 @@ import java.util.concurrent.TimeUnit;
  * completes at the upstream, then this executor stops (until the test thaws it) and records
  * nothing, so its lease runs out and another node takes over.
  */
-final class FreezeAfterPerform implements ExternalTool {
+public final class FreezeAfterPerform implements ExternalTool {
   private final ExternalTool tool;
-  final CountDownLatch performed = new CountDownLatch(1);
+  public final CountDownLatch performed = new CountDownLatch(1);
   private final CountDownLatch thaw = new CountDownLatch(1);
 
-  FreezeAfterPerform(ExternalTool tool) {
+  public FreezeAfterPerform(ExternalTool tool) {
     this.tool = tool;
   }
 
-  void thaw() {
+  public void thaw() {
     thaw.countDown();
   }
 
