@@ -1,6 +1,5 @@
 package dev.toolledger.server.http;
 
-import dev.toolledger.core.json.Json;
 import dev.toolledger.core.problem.Problem;
 import dev.toolledger.core.problem.ProblemType;
 import jakarta.servlet.FilterChain;
@@ -11,7 +10,6 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Set;
@@ -128,11 +126,6 @@ public final class HostCheck extends HttpFilter {
             "this node does not answer to the host name in the request; a browser page reached"
                 + " through another name (DNS rebinding) is refused. An operator allows further"
                 + " names with serve --allowed-host NAME");
-    byte[] body = Json.write(problem.toJson()).getBytes(StandardCharsets.UTF_8);
-    response.setStatus(problem.status());
-    response.setHeader("Cache-Control", "no-store");
-    response.setContentType("application/problem+json");
-    response.setContentLength(body.length);
-    response.getOutputStream().write(body);
+    ProblemResponses.write(response, problem);
   }
 }

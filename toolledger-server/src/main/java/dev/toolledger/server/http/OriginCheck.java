@@ -1,6 +1,5 @@
 package dev.toolledger.server.http;
 
-import dev.toolledger.core.json.Json;
 import dev.toolledger.core.problem.Problem;
 import dev.toolledger.core.problem.ProblemType;
 import jakarta.servlet.FilterChain;
@@ -11,7 +10,6 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Optional;
@@ -140,11 +138,6 @@ public final class OriginCheck extends HttpFilter {
             "requests from this web origin are not accepted; a browser page may reach this server"
                 + " only from an origin its operator allowed (serve --allowed-origin ORIGIN)."
                 + " Clients that are not browsers send no Origin header");
-    byte[] body = Json.write(problem.toJson()).getBytes(StandardCharsets.UTF_8);
-    response.setStatus(problem.status());
-    response.setHeader("Cache-Control", "no-store");
-    response.setContentType("application/problem+json");
-    response.setContentLength(body.length);
-    response.getOutputStream().write(body);
+    ProblemResponses.write(response, problem);
   }
 }
