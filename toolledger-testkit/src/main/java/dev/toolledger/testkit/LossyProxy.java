@@ -136,9 +136,11 @@ public final class LossyProxy implements AutoCloseable {
           dropped.incrementAndGet();
           return;
         }
+        // Counted before the write: the caller may read the answer and ask the count before this
+        // thread runs again, so counting after the write would race with the test that asks.
+        forwarded.incrementAndGet();
         toClient.write(response.raw());
         toClient.flush();
-        forwarded.incrementAndGet();
         if (response.endsAtClose()) {
           return;
         }
