@@ -34,7 +34,7 @@ final class BenchNoteTool implements TransactionalTool {
     String title = parameters.get("title").textValue();
     String body = parameters.get("body").textValue();
     long id =
-        Scenarios.BareInsert.insertNote(
+        FloorScenarios.insertNote(
             context.connection(),
             context.tenant().value(),
             title,

@@ -68,7 +68,7 @@ final class DbosPeer implements AutoCloseable {
     private static long insert(Connection connection, String title, String body)
         throws SQLException {
       try {
-        return Scenarios.BareInsert.insertNote(
+        return FloorScenarios.insertNote(
             connection, Target.TENANT.value(), title, body, System.currentTimeMillis());
       } catch (SQLException e) {
         throw e;

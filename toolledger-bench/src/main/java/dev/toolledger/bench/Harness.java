@@ -87,7 +87,7 @@ public final class Harness {
           }
           long before = target.store.writeTransactions();
           for (int i = 0; i < 200; i++) {
-            new Scenarios.Replay(target).run(0, i);
+            EngineScenarios.replay(target).run(0, i);
           }
           report.writesPerReplay.put(
               target.name, (target.store.writeTransactions() - before) / 200.0);

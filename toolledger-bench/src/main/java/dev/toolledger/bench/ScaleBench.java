@@ -138,8 +138,8 @@ public final class ScaleBench {
   }
 
   private static Scenario keyedCreate(Target target, long records) {
-    Scenario create = new Scenarios.KeyedCreate(target, target.keys);
-    return named("keyed-create@" + records, (Operation) create::run);
+    Scenario create = EngineScenarios.keyedCreate(target, target.keys);
+    return DefinedScenario.local("keyed-create@" + records, create::run);
   }
 
   /**
@@ -150,7 +150,7 @@ public final class ScaleBench {
    */
   private static Scenario keyedCreateWhileSweeping(
       Target target, long records, int batch, SweepStats stats) {
-    Scenario create = new Scenarios.KeyedCreate(target, target.keys);
+    Scenario create = EngineScenarios.keyedCreate(target, target.keys);
     return new Scenario() {
       private volatile boolean stop;
       private Thread sweeper;
@@ -210,19 +210,14 @@ public final class ScaleBench {
   }
 
   private static Scenario lookup(Target target, long records) {
-    return named(
+    return DefinedScenario.local(
         "lookup@" + records,
-        (Operation)
-            (thread, sequence) -> {
-              long n = 1 + ThreadLocalRandom.current().nextLong(records);
-              if (target
-                  .app
-                  .engine()
-                  .lookup(Target.TENANT, OperationKey.of("fill-" + n))
-                  .isEmpty()) {
-                throw new IllegalStateException("fill-" + n + " is missing");
-              }
-            });
+        (thread, sequence) -> {
+          long n = 1 + ThreadLocalRandom.current().nextLong(records);
+          if (target.app.engine().lookup(Target.TENANT, OperationKey.of("fill-" + n)).isEmpty()) {
+            throw new IllegalStateException("fill-" + n + " is missing");
+          }
+        });
   }
 
   /**
@@ -285,26 +280,6 @@ public final class ScaleBench {
       }
       held.clear();
     }
-  }
-
-  /** One operation of a scenario built from a lambda. */
-  @FunctionalInterface
-  private interface Operation {
-    void run(int thread, long sequence) throws Exception;
-  }
-
-  private static Scenario named(String name, Operation scenario) {
-    return new Scenario() {
-      @Override
-      public String name() {
-        return name;
-      }
-
-      @Override
-      public void run(int thread, long sequence) throws Exception {
-        scenario.run(thread, sequence);
-      }
-    };
   }
 
   /** Prints each scenario, the large-to-small ratios and what the sweeper did beside writers. */

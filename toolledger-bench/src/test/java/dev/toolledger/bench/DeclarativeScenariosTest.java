@@ -43,8 +43,7 @@ class DeclarativeScenariosTest {
   @Test
   void eachDeclarativeCallIsOneNewOperationAndOneEffectUpstream() throws Exception {
     long operations = operationsOfTheRemoteTool();
-    try (Scenarios.DeclarativeHttpCreate scenario =
-        new Scenarios.DeclarativeHttpCreate(target, keys)) {
+    try (DefinedScenario scenario = HttpScenarios.declarativeCreate(target, keys)) {
       for (int i = 0; i < CALLS; i++) {
         scenario.run(i % 2, i);
       }
@@ -57,7 +56,7 @@ class DeclarativeScenariosTest {
   @Test
   void eachDirectCallIsOneEffectUpstreamAndNothingInTheLedger() throws Exception {
     long operations = operationsOfTheRemoteTool();
-    try (Scenarios.UpstreamDirect scenario = new Scenarios.UpstreamDirect(target, keys)) {
+    try (DefinedScenario scenario = HttpScenarios.upstreamDirect(target, keys)) {
       for (int i = 0; i < CALLS; i++) {
         scenario.run(i % 2, i);
       }
@@ -70,7 +69,7 @@ class DeclarativeScenariosTest {
   void eachFloorCallIsOneEffectUpstreamBetweenAClaimAndItsCompletionAndNothingInTheLedger()
       throws Exception {
     long operations = operationsOfTheRemoteTool();
-    try (Scenarios.DeclarativeFloor scenario = new Scenarios.DeclarativeFloor(target, keys)) {
+    try (DefinedScenario scenario = FloorScenarios.declarativeFloor(target, keys)) {
       for (int i = 0; i < CALLS; i++) {
         scenario.run(i % 2, i);
       }

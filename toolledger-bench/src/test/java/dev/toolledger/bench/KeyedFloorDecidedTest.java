@@ -70,7 +70,7 @@ class KeyedFloorDecidedTest {
     long notes = count(target, "SELECT COUNT(*) FROM notes");
     long rows = count(target, "SELECT COUNT(*) FROM bench_floor WHERE state = 'COMPLETED'");
 
-    try (Scenarios.KeyedFloorDecided scenario = new Scenarios.KeyedFloorDecided(target, keys)) {
+    try (DefinedScenario scenario = FloorScenarios.keyedFloorDecided(target, keys)) {
       for (int i = 0; i < 20; i++) {
         scenario.run(i % 2, i);
       }
@@ -128,7 +128,7 @@ class KeyedFloorDecidedTest {
     }
     long notes = count(target, "SELECT COUNT(*) FROM notes");
 
-    try (Scenarios.KeyedFloorDecided scenario = new Scenarios.KeyedFloorDecided(target, keys)) {
+    try (DefinedScenario scenario = FloorScenarios.keyedFloorDecided(target, keys)) {
       assertThatThrownBy(() -> scenario.run(0, 0)).hasMessageContaining("a new key was found");
     }
 

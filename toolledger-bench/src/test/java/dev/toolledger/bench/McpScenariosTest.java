@@ -132,26 +132,26 @@ class McpScenariosTest {
 
   @Test
   void eachRawMcpCallCreatesExactlyOneOperation() throws Exception {
-    assertEachCallCreatesExactlyOneOperation(Scenarios.McpRawKeyedCreate::new);
+    assertEachCallCreatesExactlyOneOperation(McpScenarios::rawKeyedCreate);
   }
 
   @Test
   void eachSdkMcpCallCreatesExactlyOneOperation() throws Exception {
     assertEachCallCreatesExactlyOneOperation(
-        (target, keys) -> new Scenarios.McpKeyedCreate(target, keys, false));
+        (target, keys) -> McpScenarios.sdkKeyedCreate(target, keys, false));
   }
 
   @Test
   void eachSdkMcpCallOverTheLeanTransportCreatesExactlyOneOperation() throws Exception {
     assertEachCallCreatesExactlyOneOperation(
-        (target, keys) -> new Scenarios.McpKeyedCreate(target, keys, true));
+        (target, keys) -> McpScenarios.sdkKeyedCreate(target, keys, true));
   }
 
   @Test
   void aRawMcpCallThatIsAnsweredWithAReplayFails() throws Exception {
     AtomicLong keys = new AtomicLong();
     try (Target target = Target.sqlite("sqlite-full", own.resolve("replay.db"), Synchronous.FULL);
-        Scenarios.McpRawKeyedCreate scenario = new Scenarios.McpRawKeyedCreate(target, keys)) {
+        DefinedScenario scenario = McpScenarios.rawKeyedCreate(target, keys)) {
       scenario.run(0, 0);
       keys.set(0); // the next call sends the same key again: the server replays its outcome
       assertThatThrownBy(() -> scenario.run(0, 1))

@@ -41,7 +41,7 @@ class PeerDbosTest {
 
   @Test
   void eachPeerCreateInsertsExactlyOneNote() throws Exception {
-    Scenarios.PeerDbosCreate scenario = new Scenarios.PeerDbosCreate(target, keys);
+    Scenario scenario = EngineScenarios.peerDbosCreate(target, keys);
     long before = notes();
     for (int i = 0; i < 20; i++) {
       scenario.run(0, i);
@@ -51,7 +51,7 @@ class PeerDbosTest {
 
   @Test
   void aPeerReplayInsertsNothingAndAnswersTheFirstRunsNote() throws Exception {
-    Scenarios.PeerDbosReplay scenario = new Scenarios.PeerDbosReplay(target);
+    Scenario scenario = EngineScenarios.peerDbosReplay(target);
     long before = notes();
     // run() throws unless DBOS answers the note of the first run of that id.
     for (int i = 0; i < 50; i++) {
