@@ -7,22 +7,17 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.toolledger.api.ToolDescriptor;
 import dev.toolledger.declarative.Definition;
 import dev.toolledger.declarative.DefinitionException;
-import dev.toolledger.declarative.EnvironmentValues;
+import dev.toolledger.declarative.FieldReader;
 import java.net.URI;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Reads one {@code kind: http} entry, refusing every mistake at once, each with its file, line and
@@ -62,29 +57,14 @@ final class HttpToolReader {
           "trailer",
           "keep-alive");
 
-  private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
-
-  private static final Pattern SHORT_DURATION = Pattern.compile("([1-9][0-9]{0,8})(ms|s|m|h)");
-
   private final Definition definition;
-  private final List<DefinitionException> errors = new ArrayList<>();
-  private final Set<String> properties = new TreeSet<>();
-  private final Set<String> fillable = new TreeSet<>();
+  private final FieldReader fields;
+  private final List<DefinitionException> errors;
 
   private HttpToolReader(Definition definition) {
     this.definition = definition;
-    JsonNode schema = definition.node().path("parameters");
-    for (Map.Entry<String, JsonNode> property : schema.path("properties").properties()) {
-      properties.add(property.getKey());
-      if (property.getValue().has("default")) {
-        fillable.add(property.getKey());
-      }
-    }
-    for (JsonNode required : schema.path("required")) {
-      if (properties.contains(required.asText())) {
-        fillable.add(required.asText());
-      }
-    }
+    this.fields = new FieldReader(definition);
+    this.errors = fields.errors();
   }
 
   static HttpTool read(Definition definition) throws DefinitionException {
@@ -93,11 +73,7 @@ final class HttpToolReader {
 
   private HttpTool read() throws DefinitionException {
     ToolDescriptor descriptor = null;
-    try {
-      definition.refuseUnknownFields(FIELDS);
-    } catch (DefinitionException e) {
-      errors.add(e);
-    }
+    fields.refuseUnknownFields(FIELDS);
     try {
       descriptor = definition.descriptor();
     } catch (DefinitionException e) {
@@ -114,7 +90,7 @@ final class HttpToolReader {
     }
     HttpTool.Outcomes outcomes = outcomes();
     Optional<HttpTool.Lookup> lookup = lookup(request);
-    Duration lease = duration("/lease", DEFAULT_LEASE);
+    Duration lease = fields.duration("/lease", DEFAULT_LEASE);
     if (request != null && lease != null) {
       boolean settlesByCalling = lookup.isPresent() || idempotent;
       Duration needed = request.timeout().multipliedBy(settlesByCalling ? 2 : 1);
@@ -131,10 +107,10 @@ final class HttpToolReader {
                     + " ms, or recovery would take over a claim whose call is still running"));
       }
     }
-    DefinitionException.throwIfAny(errors);
+    fields.throwIfAny();
     Set<String> inPath = new LinkedHashSet<>(request.url().pathPlaceholders());
     lookup.ifPresent(l -> inPath.addAll(l.url().pathPlaceholders()));
-    inPath.retainAll(properties);
+    inPath.retainAll(fields.properties());
     return new HttpTool(
         withWholeSegments(descriptor, inPath), request, outcomes, lookup, idempotent, lease);
   }
@@ -177,7 +153,7 @@ final class HttpToolReader {
   }
 
   private HttpTool.Request request() {
-    Optional<JsonNode> node = mapping("/request", true, REQUEST_FIELDS);
+    Optional<JsonNode> node = fields.mapping("/request", true, REQUEST_FIELDS);
     if (node.isEmpty()) {
       return null;
     }
@@ -195,8 +171,8 @@ final class HttpToolReader {
     }
     Optional<String> idempotencyHeader = idempotencyHeader();
     List<Header> headers = headers("/request/headers", idempotencyHeader);
-    Duration timeout = duration("/request/timeout", DEFAULT_TIMEOUT);
-    Duration connectTimeout = duration("/request/connect-timeout", DEFAULT_CONNECT_TIMEOUT);
+    Duration timeout = fields.duration("/request/timeout", DEFAULT_TIMEOUT);
+    Duration connectTimeout = fields.duration("/request/connect-timeout", DEFAULT_CONNECT_TIMEOUT);
     if (timeout != null && connectTimeout != null && connectTimeout.compareTo(timeout) >= 0) {
       errors.add(
           definition.error(
@@ -229,14 +205,14 @@ final class HttpToolReader {
 
   private Optional<String> idempotencyHeader() {
     String pointer = "/request/idempotency-header";
-    Optional<String> name = text(pointer);
+    Optional<String> name = fields.text(pointer);
     if (name.isEmpty()) {
       return Optional.of(DEFAULT_IDEMPOTENCY_HEADER);
     }
     if (name.get().equalsIgnoreCase(NO_IDEMPOTENCY_HEADER)) {
       return Optional.empty();
     }
-    if (!headerNameUsable(pointer, name.get())) {
+    if (!fields.headerNameUsable(pointer, name.get(), RESTRICTED_HEADERS, "HTTP client")) {
       return Optional.of(DEFAULT_IDEMPOTENCY_HEADER);
     }
     return name;
@@ -255,7 +231,7 @@ final class HttpToolReader {
   }
 
   private HttpTool.Outcomes outcomes() {
-    mapping("/outcomes", false, OUTCOME_FIELDS);
+    fields.mapping("/outcomes", false, OUTCOME_FIELDS);
     StatusSet success = statuses("/outcomes/success", "success", DEFAULT_SUCCESS);
     StatusSet businessError =
         statuses("/outcomes/business-error", "business-error", DEFAULT_BUSINESS_ERROR);
@@ -267,7 +243,7 @@ final class HttpToolReader {
   }
 
   private Optional<HttpTool.Lookup> lookup(HttpTool.Request request) {
-    Optional<JsonNode> node = mapping("/lookup", false, LOOKUP_FIELDS);
+    Optional<JsonNode> node = fields.mapping("/lookup", false, LOOKUP_FIELDS);
     if (node.isEmpty()) {
       return Optional.empty();
     }
@@ -293,41 +269,8 @@ final class HttpToolReader {
 
   // ---- pieces ----
 
-  private Optional<JsonNode> mapping(String pointer, boolean required, Set<String> fields) {
-    Optional<JsonNode> node = definition.field(pointer);
-    if (node.isEmpty()) {
-      if (required) {
-        errors.add(definition.error(pointer, "is required"));
-      }
-      return Optional.empty();
-    }
-    if (!node.get().isObject()) {
-      errors.add(definition.error(pointer, "must be a mapping of fields"));
-      return Optional.empty();
-    }
-    for (Iterator<String> names = node.get().fieldNames(); names.hasNext(); ) {
-      String name = names.next();
-      if (!fields.contains(name)) {
-        errors.add(
-            definition.error(
-                pointer + "/" + escape(name),
-                "unknown field; " + pointer.substring(1) + " has " + new TreeSet<>(fields)));
-      }
-    }
-    return node;
-  }
-
-  private Optional<String> text(String pointer) {
-    try {
-      return definition.optionalText(pointer);
-    } catch (DefinitionException e) {
-      errors.add(e);
-      return Optional.empty();
-    }
-  }
-
   private String method(String pointer, List<String> allowed, String fallback) {
-    Optional<String> method = text(pointer);
+    Optional<String> method = fields.text(pointer);
     if (method.isEmpty()) {
       if (fallback == null && definition.field(pointer).isEmpty()) {
         errors.add(definition.error(pointer, "is required: one of " + String.join(", ", allowed)));
@@ -349,7 +292,7 @@ final class HttpToolReader {
   }
 
   private UrlTemplate url(String pointer, boolean lookup) {
-    Optional<String> text = text(pointer);
+    Optional<String> text = fields.text(pointer);
     if (text.isEmpty()) {
       if (definition.field(pointer).isEmpty()) {
         errors.add(definition.error(pointer, "is required: an http:// or https:// URL"));
@@ -424,7 +367,7 @@ final class HttpToolReader {
    */
   private boolean placeholderUsable(
       String pointer, String name, boolean downstreamKeyAllowed, boolean mustBeFilled) {
-    if (name.equals(Placeholders.DOWNSTREAM_KEY) && !properties.contains(name)) {
+    if (name.equals(Placeholders.DOWNSTREAM_KEY) && !fields.properties().contains(name)) {
       if (downstreamKeyAllowed) {
         return true;
       }
@@ -435,33 +378,23 @@ final class HttpToolReader {
                   + " idempotency header"));
       return false;
     }
-    if (!properties.contains(name)) {
+    if (!fields.properties().contains(name)) {
       errors.add(
           definition.error(
               pointer,
               "{"
                   + name
                   + "} is not a parameter; the parameters' properties are "
-                  + (properties.isEmpty() ? "none" : String.join(", ", properties))));
+                  + fields.propertiesOrNone()));
       return false;
     }
-    if (mustBeFilled && !fillable.contains(name)) {
-      errors.add(
-          definition.error(
-              pointer,
-              "{"
-                  + name
-                  + "} must name a required parameter or one with a default: this text cannot be"
-                  + " built without it"));
-      return false;
-    }
-    return true;
+    return !mustBeFilled || fields.fillable(pointer, name);
   }
 
   private void checkBody(String pointer, JsonNode node) {
     if (node.isObject()) {
       for (Map.Entry<String, JsonNode> field : node.properties()) {
-        checkBody(pointer + "/" + escape(field.getKey()), field.getValue());
+        checkBody(pointer + "/" + FieldReader.escape(field.getKey()), field.getValue());
       }
     } else if (node.isArray()) {
       for (int i = 0; i < node.size(); i++) {
@@ -481,82 +414,25 @@ final class HttpToolReader {
     }
   }
 
-  private boolean headerNameUsable(String pointer, String name) {
-    if (!TOKEN.matcher(name).matches()) {
-      errors.add(definition.error(pointer, "'" + name + "' is not a valid header name"));
-      return false;
-    }
-    if (RESTRICTED_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
-      errors.add(
-          definition.error(
-              pointer, name + " is set by the HTTP client itself and cannot be configured"));
-      return false;
-    }
-    return true;
-  }
-
   private List<Header> headers(String pointer, Optional<String> idempotencyHeader) {
-    Optional<JsonNode> node = definition.field(pointer);
-    if (node.isEmpty()) {
-      return List.of();
-    }
-    if (!node.get().isObject()) {
-      errors.add(definition.error(pointer, "must be a mapping of header names to values"));
+    Map<String, String> headers =
+        fields.headers(
+            pointer,
+            RESTRICTED_HEADERS,
+            "HTTP client",
+            "\"Bearer ${BILLING_TOKEN}\" or \"${API_KEY}\"",
+            name ->
+                idempotencyHeader.isPresent() && idempotencyHeader.get().equalsIgnoreCase(name)
+                    ? name
+                        + " is the idempotency header: the tool sets it to the operation's"
+                        + " downstream key on every call"
+                    : null);
+    if (headers == null) {
       return null;
     }
-    List<Header> headers = new ArrayList<>();
-    Set<String> seen = new LinkedHashSet<>();
-    boolean ok = true;
-    for (Map.Entry<String, JsonNode> field : node.get().properties()) {
-      String name = field.getKey();
-      String at = pointer + "/" + escape(name);
-      if (!headerNameUsable(at, name)) {
-        ok = false;
-        continue;
-      }
-      if (idempotencyHeader.isPresent() && idempotencyHeader.get().equalsIgnoreCase(name)) {
-        errors.add(
-            definition.error(
-                at,
-                name
-                    + " is the idempotency header: the tool sets it to the operation's downstream"
-                    + " key on every call"));
-        ok = false;
-        continue;
-      }
-      if (!seen.add(name.toLowerCase(Locale.ROOT))) {
-        errors.add(definition.error(at, "header " + name + " is given twice"));
-        ok = false;
-        continue;
-      }
-      if (!field.getValue().isTextual()) {
-        errors.add(definition.error(at, "must be a string (quote it)"));
-        ok = false;
-        continue;
-      }
-      String value = headerValue(at, name, field.getValue().textValue());
-      if (value == null) {
-        ok = false;
-      } else {
-        headers.add(new Header(name, value));
-      }
-    }
-    return ok ? headers : null;
-  }
-
-  /** The value with its environment references resolved; null after an error. Never echoes it. */
-  private String headerValue(String pointer, String name, String written) {
-    if (EnvironmentValues.sensitive(name) && !EnvironmentValues.fromEnvironment(written)) {
-      errors.add(
-          definition.error(
-              pointer,
-              "looks like an inline secret: the value of "
-                  + name
-                  + " must come from the environment, like \"Bearer ${BILLING_TOKEN}\" or"
-                  + " \"${API_KEY}\"; never write the secret itself into the tools file"));
-      return null;
-    }
-    return EnvironmentValues.substitute(definition, errors, pointer, written);
+    List<Header> list = new ArrayList<>();
+    headers.forEach((name, value) -> list.add(new Header(name, value)));
+    return list;
   }
 
   private StatusSet statuses(String pointer, String name, String... defaults) {
@@ -609,44 +485,5 @@ final class HttpToolReader {
                 + " and "
                 + b.describe()
                 + "; every status belongs to one class at most"));
-  }
-
-  private Duration duration(String pointer, Duration fallback) {
-    Optional<String> text = text(pointer);
-    if (text.isEmpty()) {
-      return definition.field(pointer).isPresent() ? null : fallback;
-    }
-    Matcher shorthand = SHORT_DURATION.matcher(text.get());
-    Duration duration = null;
-    if (shorthand.matches()) {
-      long amount = Long.parseLong(shorthand.group(1));
-      duration =
-          switch (shorthand.group(2)) {
-            case "ms" -> Duration.ofMillis(amount);
-            case "s" -> Duration.ofSeconds(amount);
-            case "m" -> Duration.ofMinutes(amount);
-            default -> Duration.ofHours(amount);
-          };
-    } else {
-      try {
-        duration = Duration.parse(text.get());
-      } catch (DateTimeParseException e) {
-        // reported below
-      }
-    }
-    if (duration == null || duration.isNegative() || duration.isZero()) {
-      errors.add(
-          definition.error(
-              pointer,
-              "'"
-                  + text.get()
-                  + "' is not a positive duration; write 500ms, 5s, 2m, 1h or ISO-8601 (PT5S)"));
-      return null;
-    }
-    return duration;
-  }
-
-  private static String escape(String name) {
-    return name.replace("~", "~0").replace("/", "~1");
   }
 }

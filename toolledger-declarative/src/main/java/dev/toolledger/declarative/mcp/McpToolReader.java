@@ -6,21 +6,17 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.toolledger.api.ToolDescriptor;
 import dev.toolledger.declarative.Definition;
 import dev.toolledger.declarative.DefinitionException;
-import dev.toolledger.declarative.EnvironmentValues;
+import dev.toolledger.declarative.FieldReader;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -57,32 +53,19 @@ final class McpToolReader {
           "mcp-protocol-version",
           "last-event-id");
 
-  private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
   private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
-  private static final Pattern SHORT_DURATION = Pattern.compile("([1-9][0-9]{0,8})(ms|s|m|h)");
   private static final Pattern TOOL_NAME = Pattern.compile("[A-Za-z0-9_.\\-/]{1,128}");
 
   private final Definition definition;
-  private final List<DefinitionException> errors = new ArrayList<>();
-  private final Set<String> properties = new TreeSet<>();
-  private final Set<String> fillable = new TreeSet<>();
+  private final FieldReader fields;
+  private final List<DefinitionException> errors;
   private final boolean hasParameters;
 
   private McpToolReader(Definition definition) {
     this.definition = definition;
+    this.fields = new FieldReader(definition);
+    this.errors = fields.errors();
     this.hasParameters = definition.field("/parameters").isPresent();
-    JsonNode schema = definition.node().path("parameters");
-    for (Map.Entry<String, JsonNode> property : schema.path("properties").properties()) {
-      properties.add(property.getKey());
-      if (property.getValue().has("default")) {
-        fillable.add(property.getKey());
-      }
-    }
-    for (JsonNode required : schema.path("required")) {
-      if (properties.contains(required.asText())) {
-        fillable.add(required.asText());
-      }
-    }
   }
 
   static McpTool read(Definition definition) throws DefinitionException {
@@ -90,25 +73,21 @@ final class McpToolReader {
   }
 
   private McpTool read() throws DefinitionException {
-    try {
-      definition.refuseUnknownFields(FIELDS);
-    } catch (DefinitionException e) {
-      errors.add(e);
-    }
+    fields.refuseUnknownFields(FIELDS);
     McpTool.Declared declared = declared();
     Duration timeout = null;
     Duration startTimeout = null;
     Upstream.Endpoint endpoint = null;
-    Optional<JsonNode> upstreamNode = mapping("/upstream", true, UPSTREAM_FIELDS);
+    Optional<JsonNode> upstreamNode = fields.mapping("/upstream", true, UPSTREAM_FIELDS);
     if (upstreamNode.isPresent()) {
-      timeout = duration("/upstream/timeout", DEFAULT_TIMEOUT);
-      startTimeout = duration("/upstream/start-timeout", DEFAULT_START_TIMEOUT);
+      timeout = fields.duration("/upstream/timeout", DEFAULT_TIMEOUT);
+      startTimeout = fields.duration("/upstream/start-timeout", DEFAULT_START_TIMEOUT);
       endpoint = endpoint(timeout == null ? DEFAULT_TIMEOUT : timeout);
     }
     String tool = toolName("/tool", true);
     Optional<ArgumentsTemplate> arguments = arguments("/arguments");
     Optional<McpTool.Lookup> lookup = lookup();
-    Duration lease = duration("/lease", DEFAULT_LEASE);
+    Duration lease = fields.duration("/lease", DEFAULT_LEASE);
     if (timeout != null && lease != null) {
       Duration needed = timeout.multipliedBy(2).plus(McpTool.SEND_MARGIN);
       if (lease.compareTo(needed) <= 0) {
@@ -122,7 +101,7 @@ final class McpToolReader {
                     + " ms, or recovery would take over a claim whose call is still running"));
       }
     }
-    DefinitionException.throwIfAny(errors);
+    fields.throwIfAny();
     return new McpTool(
         declared,
         new Upstream(endpoint, timeout, startTimeout),
@@ -220,7 +199,7 @@ final class McpToolReader {
         ok = false;
         continue;
       }
-      String value = substitute(pointer + "/" + i, word.asText());
+      String value = fields.substitute(pointer + "/" + i, word.asText());
       if (value == null) {
         ok = false;
       } else if (i == 0 && value.isBlank()) {
@@ -257,14 +236,9 @@ final class McpToolReader {
         ok = false;
         continue;
       }
-      String written = field.getValue().textValue();
-      if (EnvironmentValues.sensitive(field.getKey())
-          && !EnvironmentValues.fromEnvironment(written)) {
-        errors.add(inlineSecret(at, field.getKey(), "\"${TRACKER_TOKEN}\""));
-        ok = false;
-        continue;
-      }
-      String value = substitute(at, written);
+      String value =
+          fields.valueFromFile(
+              at, field.getKey(), field.getValue().textValue(), "\"${TRACKER_TOKEN}\"");
       if (value == null) {
         ok = false;
       } else {
@@ -276,7 +250,7 @@ final class McpToolReader {
 
   private URI url() {
     String pointer = "/upstream/url";
-    Optional<String> text = text(pointer);
+    Optional<String> text = fields.text(pointer);
     if (text.isEmpty()) {
       return null;
     }
@@ -325,76 +299,16 @@ final class McpToolReader {
   }
 
   private Map<String, String> headers() {
-    String pointer = "/upstream/headers";
-    Optional<JsonNode> node = definition.field(pointer);
-    if (node.isEmpty()) {
-      return Map.of();
-    }
-    if (!node.get().isObject()) {
-      errors.add(definition.error(pointer, "must be a mapping of header names to values"));
-      return null;
-    }
-    Map<String, String> headers = new LinkedHashMap<>();
-    Set<String> seen = new TreeSet<>();
-    boolean ok = true;
-    for (Map.Entry<String, JsonNode> field : node.get().properties()) {
-      String name = field.getKey();
-      String at = pointer + "/" + ArgumentsTemplate.escape(name);
-      if (!TOKEN.matcher(name).matches()) {
-        errors.add(definition.error(at, "'" + name + "' is not a valid header name"));
-        ok = false;
-        continue;
-      }
-      if (RESTRICTED_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
-        errors.add(
-            definition.error(
-                at, name + " is set by the MCP client itself and cannot be configured"));
-        ok = false;
-        continue;
-      }
-      if (!seen.add(name.toLowerCase(Locale.ROOT))) {
-        errors.add(definition.error(at, "header " + name + " is given twice"));
-        ok = false;
-        continue;
-      }
-      if (!field.getValue().isTextual()) {
-        errors.add(definition.error(at, "must be a string (quote it)"));
-        ok = false;
-        continue;
-      }
-      String written = field.getValue().textValue();
-      if (EnvironmentValues.sensitive(name) && !EnvironmentValues.fromEnvironment(written)) {
-        errors.add(inlineSecret(at, name, "\"Bearer ${TRACKER_TOKEN}\" or \"${API_KEY}\""));
-        ok = false;
-        continue;
-      }
-      String value = substitute(at, written);
-      if (value == null) {
-        ok = false;
-      } else {
-        headers.put(name, value);
-      }
-    }
-    return ok ? headers : null;
-  }
-
-  private DefinitionException inlineSecret(String pointer, String name, String example) {
-    return definition.error(
-        pointer,
-        "looks like an inline secret: the value of "
-            + name
-            + " must come from the environment, like "
-            + example
-            + "; never write the secret itself into the tools file");
-  }
-
-  /** {@code written} with its {@code ${VARIABLE}}s resolved; null after an error. */
-  private String substitute(String pointer, String written) {
-    return EnvironmentValues.substitute(definition, errors, pointer, written);
+    return fields.headers(
+        "/upstream/headers",
+        RESTRICTED_HEADERS,
+        "MCP client",
+        "\"Bearer ${TRACKER_TOKEN}\" or \"${API_KEY}\"",
+        name -> null);
   }
 
   private String toolName(String pointer, boolean required) {
-    Optional<String> text = text(pointer);
+    Optional<String> text = fields.text(pointer);
     if (text.isEmpty()) {
       if (required && definition.field(pointer).isEmpty()) {
         errors.add(definition.error(pointer, "is required: the name of the upstream's tool"));
@@ -429,15 +343,9 @@ final class McpToolReader {
       String name = placeholder[0];
       String at = pointer + placeholder[1];
       boolean whole = Boolean.parseBoolean(placeholder[2]);
-      if (properties.contains(name)) {
-        if (!whole && !fillable.contains(name)) {
-          errors.add(
-              definition.error(
-                  at,
-                  "{"
-                      + name
-                      + "} must name a required parameter or one with a default: this text cannot"
-                      + " be built without it"));
+      if (fields.properties().contains(name)) {
+        if (!whole) {
+          fields.fillable(at, name);
         }
       } else if (!name.equals(ArgumentsTemplate.DOWNSTREAM_KEY) && hasParameters) {
         errors.add(
@@ -446,7 +354,7 @@ final class McpToolReader {
                 "{"
                     + name
                     + "} is not a parameter; the parameters' properties are "
-                    + (properties.isEmpty() ? "none" : String.join(", ", properties))
+                    + fields.propertiesOrNone()
                     + " (and {downstreamKey} is the operation's downstream key)"));
       }
     }
@@ -454,7 +362,7 @@ final class McpToolReader {
   }
 
   private Optional<McpTool.Lookup> lookup() {
-    Optional<JsonNode> node = mapping("/lookup", false, LOOKUP_FIELDS);
+    Optional<JsonNode> node = fields.mapping("/lookup", false, LOOKUP_FIELDS);
     if (node.isEmpty()) {
       return Optional.empty();
     }
@@ -468,7 +376,7 @@ final class McpToolReader {
                   + " parameters that identify the effect"));
     }
     JsonPointer found = JsonPointer.empty();
-    Optional<String> foundText = text("/lookup/found");
+    Optional<String> foundText = fields.text("/lookup/found");
     if (foundText.isPresent()) {
       try {
         found = JsonPointer.compile(foundText.get());
@@ -479,7 +387,7 @@ final class McpToolReader {
       }
     }
     boolean absent = false;
-    Optional<String> notFound = text("/lookup/not-found");
+    Optional<String> notFound = fields.text("/lookup/not-found");
     if (notFound.isPresent()) {
       if (notFound.get().equals(NOT_FOUND_ABSENT)) {
         absent = true;
@@ -498,75 +406,5 @@ final class McpToolReader {
       return Optional.empty();
     }
     return Optional.of(new McpTool.Lookup(tool, arguments.get(), found, absent));
-  }
-
-  // ---- pieces ----
-
-  private Optional<JsonNode> mapping(String pointer, boolean required, Set<String> fields) {
-    Optional<JsonNode> node = definition.field(pointer);
-    if (node.isEmpty()) {
-      if (required) {
-        errors.add(definition.error(pointer, "is required"));
-      }
-      return Optional.empty();
-    }
-    if (!node.get().isObject()) {
-      errors.add(definition.error(pointer, "must be a mapping of fields"));
-      return Optional.empty();
-    }
-    for (Iterator<String> names = node.get().fieldNames(); names.hasNext(); ) {
-      String name = names.next();
-      if (!fields.contains(name)) {
-        errors.add(
-            definition.error(
-                pointer + "/" + ArgumentsTemplate.escape(name),
-                "unknown field; " + pointer.substring(1) + " has " + new TreeSet<>(fields)));
-      }
-    }
-    return node;
-  }
-
-  private Optional<String> text(String pointer) {
-    try {
-      return definition.optionalText(pointer);
-    } catch (DefinitionException e) {
-      errors.add(e);
-      return Optional.empty();
-    }
-  }
-
-  private Duration duration(String pointer, Duration fallback) {
-    Optional<String> text = text(pointer);
-    if (text.isEmpty()) {
-      return definition.field(pointer).isPresent() ? null : fallback;
-    }
-    Matcher shorthand = SHORT_DURATION.matcher(text.get());
-    Duration duration = null;
-    if (shorthand.matches()) {
-      long amount = Long.parseLong(shorthand.group(1));
-      duration =
-          switch (shorthand.group(2)) {
-            case "ms" -> Duration.ofMillis(amount);
-            case "s" -> Duration.ofSeconds(amount);
-            case "m" -> Duration.ofMinutes(amount);
-            default -> Duration.ofHours(amount);
-          };
-    } else {
-      try {
-        duration = Duration.parse(text.get());
-      } catch (DateTimeParseException e) {
-        // reported below
-      }
-    }
-    if (duration == null || duration.isNegative() || duration.isZero()) {
-      errors.add(
-          definition.error(
-              pointer,
-              "'"
-                  + text.get()
-                  + "' is not a positive duration; write 500ms, 5s, 2m, 1h or ISO-8601 (PT5S)"));
-      return null;
-    }
-    return duration;
   }
 }
