@@ -23,8 +23,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -101,6 +99,11 @@ import reactor.core.publisher.Mono;
  * <p>Thread-safe: concurrent messages each take a connection of their own.
  */
 public final class LeanStreamableHttpTransport implements McpClientTransport {
+  // One unit on purpose: the SDK's side (connect, sendMessage, the session id and the negotiated
+  // version) and the exchange (the request head, the status rules, reading the answer) share the
+  // session state and run on the sending thread, one message at a time; split, that state would
+  // have to cross a boundary at every step. What stands alone is apart: the connection pool
+  // (Http1Pool), HTTP/1.1 framing (Http1Connection) and SSE parsing (SseReader).
 
   /** Connect timeout by default: 10 seconds. */
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
@@ -135,21 +138,13 @@ public final class LeanStreamableHttpTransport implements McpClientTransport {
     static final Session CLOSED = new Session(null, true);
   }
 
-  private final String host;
-  private final int port;
-  private final boolean tls;
   private final String path;
   private final String hostHeader;
   private final String fixedHeaders;
-  private final int connectTimeoutMillis;
-  private final int readTimeoutMillis;
-  private final long idleTimeoutNanos;
-  private final int maxIdle;
   private final int maxMessageBytes;
   private final McpJsonMapper json;
+  private final Http1Pool connections;
 
-  private final ConcurrentLinkedDeque<Http1Connection> idle = new ConcurrentLinkedDeque<>();
-  private final AtomicInteger idleCount = new AtomicInteger();
   private final AtomicReference<Session> session = new AtomicReference<>(Session.NONE);
   private final AtomicReference<Function<Mono<JSONRPCMessage>, Mono<JSONRPCMessage>>> handler =
       new AtomicReference<>();
@@ -158,19 +153,23 @@ public final class LeanStreamableHttpTransport implements McpClientTransport {
 
   private LeanStreamableHttpTransport(Builder b) {
     URI endpoint = b.endpoint;
-    this.tls = "https".equalsIgnoreCase(endpoint.getScheme());
-    this.host = endpoint.getHost();
-    this.port = endpoint.getPort() >= 0 ? endpoint.getPort() : tls ? 443 : 80;
+    boolean tls = "https".equalsIgnoreCase(endpoint.getScheme());
+    String host = endpoint.getHost();
     this.path = endpoint.getRawPath();
     this.hostHeader = endpoint.getPort() >= 0 ? host + ":" + endpoint.getPort() : host;
     StringBuilder headers = new StringBuilder();
     b.headers.forEach(
         (name, value) -> headers.append(name).append(": ").append(value).append("\r\n"));
     this.fixedHeaders = headers.toString();
-    this.connectTimeoutMillis = millis(b.connectTimeout);
-    this.readTimeoutMillis = millis(b.readTimeout);
-    this.idleTimeoutNanos = b.idleConnectionTimeout.toNanos();
-    this.maxIdle = b.maxIdleConnections;
+    this.connections =
+        new Http1Pool(
+            host,
+            endpoint.getPort() >= 0 ? endpoint.getPort() : tls ? 443 : 80,
+            tls,
+            millis(b.connectTimeout),
+            millis(b.readTimeout),
+            b.idleConnectionTimeout.toNanos(),
+            b.maxIdleConnections);
     this.maxMessageBytes = b.maxMessageBytes;
     this.json = b.jsonMapper == null ? new JacksonMcpJsonMapperSupplier().get() : b.jsonMapper;
   }
@@ -250,12 +249,7 @@ public final class LeanStreamableHttpTransport implements McpClientTransport {
           if (last.id() != null) {
             deleteSession(last.id());
           }
-          for (Http1Connection connection = idle.poll();
-              connection != null;
-              connection = idle.poll()) {
-            idleCount.decrementAndGet();
-            connection.close();
-          }
+          connections.close();
         });
   }
 
@@ -273,7 +267,7 @@ public final class LeanStreamableHttpTransport implements McpClientTransport {
       throw new McpTransportException("the JSON-RPC message could not be serialized", e);
     }
     byte[] head = head("POST", current.id(), version, body.length);
-    Http1Connection connection = borrow();
+    Http1Connection connection = connections.borrow();
     boolean reusable = false;
     JSONRPCMessage answer = null;
     try {
@@ -313,7 +307,7 @@ public final class LeanStreamableHttpTransport implements McpClientTransport {
       throw new McpTransportException(
           "the exchange with the MCP endpoint failed (" + e.getClass().getSimpleName() + ")", e);
     } finally {
-      release(connection, reusable);
+      connections.release(connection, reusable);
     }
     if (answer != null) {
       // Handed over only now that the connection is back in the pool: the SDK goes on from the
@@ -404,7 +398,7 @@ public final class LeanStreamableHttpTransport implements McpClientTransport {
   private void deleteSession(String id) {
     Http1Connection connection = null;
     try {
-      connection = borrow();
+      connection = connections.borrow();
       Http1Connection.Response response =
           connection.send(head("DELETE", id, negotiatedVersion, -1), new byte[0]);
       response.body().transferTo(OutputStream.nullOutputStream());
@@ -438,42 +432,6 @@ public final class LeanStreamableHttpTransport implements McpClientTransport {
     }
     head.append(fixedHeaders).append("\r\n");
     return head.toString().getBytes(StandardCharsets.ISO_8859_1);
-  }
-
-  private Http1Connection borrow() {
-    long now = System.nanoTime();
-    for (Http1Connection connection = idle.pollLast();
-        connection != null;
-        connection = idle.pollLast()) {
-      idleCount.decrementAndGet();
-      if (now - connection.idleSince() < idleTimeoutNanos) {
-        return connection;
-      }
-      connection.close();
-    }
-    try {
-      return Http1Connection.open(host, port, tls, connectTimeoutMillis, readTimeoutMillis);
-    } catch (IOException e) {
-      throw new McpTransportException(
-          "could not connect to the MCP endpoint (" + e.getClass().getSimpleName() + ")", e);
-    }
-  }
-
-  private void release(Http1Connection connection, boolean reusable) {
-    if (reusable && !session.get().closed()) {
-      if (idleCount.incrementAndGet() <= maxIdle) {
-        connection.markIdle(System.nanoTime());
-        idle.addLast(connection);
-        // closeGracefully may have emptied the pool between the check and the add.
-        if (session.get().closed() && idle.remove(connection)) {
-          idleCount.decrementAndGet();
-          connection.close();
-        }
-        return;
-      }
-      idleCount.decrementAndGet();
-    }
-    connection.close();
   }
 
   private static int millis(Duration duration) {
