@@ -65,6 +65,7 @@ public final class PgReplicaPair implements AutoCloseable {
   private final int standbyPort;
   private Process primary;
   private Process standby;
+  private Thread shutdownHook;
 
   private PgReplicaPair(
       Path directory, Path binaries, Replication replication, int primaryPort, int standbyPort) {
@@ -88,6 +89,10 @@ public final class PgReplicaPair implements AutoCloseable {
     }
     PgReplicaPair pair =
         new PgReplicaPair(directory, findBinaries(), replication, freePort(), freePort());
+    // A server outlives the JVM that started it unless someone stops it: a test JVM that exits
+    // without closing the pair (a failed run, Ctrl-C) must not leave two postmasters behind.
+    pair.shutdownHook = new Thread(pair::stop, "pg-replica-pair-stop");
+    Runtime.getRuntime().addShutdownHook(pair.shutdownHook);
     try {
       pair.startBoth();
       return pair;
@@ -215,6 +220,15 @@ public final class PgReplicaPair implements AutoCloseable {
   /** Kills both servers and deletes their directories. */
   @Override
   public void close() {
+    try {
+      Runtime.getRuntime().removeShutdownHook(shutdownHook);
+    } catch (IllegalStateException e) {
+      // The JVM is exiting and the hook runs anyway.
+    }
+    stop();
+  }
+
+  private synchronized void stop() {
     for (Process process : new Process[] {primary, standby}) {
       if (process != null) {
         List<ProcessHandle> children = process.descendants().toList();
