@@ -32,12 +32,17 @@ final class Cluster implements AutoCloseable {
 
   static Cluster postgres(
       PostgresTestDatabase database, int nodes, UnaryOperator<ToolLedgerApp.Builder> customize) {
+    return postgres(
+        database.url() + "&ApplicationName=" + applicationName(database), nodes, customize);
+  }
+
+  /** Nodes on the database of a PgJDBC URL, e.g. a multi-host one. */
+  static Cluster postgres(String url, int nodes, UnaryOperator<ToolLedgerApp.Builder> customize) {
     Cluster cluster = new Cluster();
     for (int i = 0; i < nodes; i++) {
       JdbcLedgerStore store =
           JdbcLedgerStore.postgres(
-              PostgresOptions.builder(
-                      database.url() + "&ApplicationName=" + applicationName(database))
+              PostgresOptions.builder(url)
                   .poolSize(10)
                   .migrations(PluginRegistration.migrations(NotesTables.schema()))
                   .build());
