@@ -1,8 +1,8 @@
 package dev.toolledger.client;
 
 import dev.toolledger.client.retry.AttemptResult;
-import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.problem.ProblemType;
+import dev.toolledger.protocol.OperationKey;
+import dev.toolledger.protocol.ProblemType;
 import java.time.Duration;
 import java.util.Optional;
 

@@ -1,8 +1,7 @@
-package dev.toolledger.core.problem;
+package dev.toolledger.protocol;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.toolledger.core.json.Json;
 import java.util.Objects;
 
 /**

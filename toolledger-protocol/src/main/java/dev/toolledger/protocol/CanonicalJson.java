@@ -1,4 +1,4 @@
-package dev.toolledger.core.fingerprint;
+package dev.toolledger.protocol;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
@@ -35,7 +35,8 @@ public final class CanonicalJson {
     return canonicalize(node).getBytes(StandardCharsets.UTF_8);
   }
 
-  static void write(JsonNode node, StringBuilder out) {
+  /** Appends the canonical form of {@code node} to {@code out}. */
+  public static void write(JsonNode node, StringBuilder out) {
     switch (node.getNodeType()) {
       case OBJECT -> writeObject(node, out);
       case ARRAY -> {
@@ -98,7 +99,8 @@ public final class CanonicalJson {
     }
   }
 
-  static void writeString(String value, StringBuilder out) {
+  /** Appends {@code value} as a canonical JSON string, quotes included. */
+  public static void writeString(String value, StringBuilder out) {
     out.append('"');
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);

@@ -1,6 +1,4 @@
-package dev.toolledger.core.json;
-
-import dev.toolledger.core.ToolLedgerException;
+package dev.toolledger.protocol;
 
 /** A request body that is not one well-formed JSON document. */
 public final class MalformedJsonException extends ToolLedgerException {

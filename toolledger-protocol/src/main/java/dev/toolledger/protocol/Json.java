@@ -1,4 +1,4 @@
-package dev.toolledger.core.json;
+package dev.toolledger.protocol;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
