@@ -129,6 +129,12 @@ public final class ToolLedgerClient {
   /**
    * Looks a key up on the server, retrying transient failures per policy. Never throws for an
    * unreachable server: that is {@link LookupResult.Unavailable}.
+   *
+   * @param key the operation key, the one the journal minted for an action ({@link
+   *     JournalEntry#key()}) or one another caller sent; {@link OperationKey#of(String)} turns a
+   *     string into a key and rejects one the server would refuse (1 to 255 visible ASCII
+   *     characters). {@code OperationKey} is the type client and server share ({@code
+   *     toolledger-protocol}), not a server internal.
    */
   public LookupResult lookup(OperationKey key) {
     Objects.requireNonNull(key, "key");

@@ -1,6 +1,9 @@
-package dev.toolledger.client;
+package dev.toolledger.client.internal;
 
+import dev.toolledger.client.Outcome;
+import dev.toolledger.client.ProblemDetails;
 import dev.toolledger.client.retry.AttemptResult;
+import dev.toolledger.protocol.NotApi;
 import dev.toolledger.protocol.OperationKey;
 import dev.toolledger.protocol.ProblemType;
 import java.time.Duration;
@@ -11,6 +14,7 @@ import java.util.Optional;
  * caller: retried, {@link Outcome.Unknown} or {@link Outcome.Rejected}. One decision for every
  * transport, so that HTTP and MCP cannot drift apart (docs/client.md has the table).
  */
+@NotApi
 public final class ProblemOutcomes {
   private ProblemOutcomes() {}
 
