@@ -26,6 +26,7 @@ import dev.toolledger.core.store.TransactionWork;
 import dev.toolledger.core.store.TransientStoreException;
 import dev.toolledger.jdbc.migration.Migrator;
 import dev.toolledger.jdbc.migration.SchemaMigrations;
+import dev.toolledger.protocol.NotApi;
 import dev.toolledger.protocol.OperationKey;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -75,6 +76,7 @@ import org.sqlite.SQLiteOpenMode;
  * statement away, so that it writes again as soon as the storage does, without a restart. {@link
  * #writeProblem()} tells a store that can write from one that cannot.
  */
+@NotApi
 public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxStore {
   private final DataSource dataSource;
 

@@ -20,6 +20,7 @@ import org.erdtman.jcs.NumberToJSON;
  * precision and two such integers may canonicalize alike. Tools that need exact large integers
  * should take them as strings.
  */
+@NotApi
 public final class CanonicalJson {
   private CanonicalJson() {}
 

@@ -17,6 +17,8 @@ import dev.toolledger.protocol.OperationKey;
 import dev.toolledger.server.HttpMount;
 import dev.toolledger.server.ServerConfig;
 import dev.toolledger.server.ToolLedgerApp;
+import dev.toolledger.server.mcp.McpOptions;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -71,8 +73,10 @@ public final class ToolLedger implements AutoCloseable {
    * A ledger in the application's own database, on its connection pool (SQLite or PostgreSQL, told
    * apart by the driver): the ledger's tables are created beside the application's, so a tool can
    * write the application's tables in the transaction that records the operation. {@link #close()}
-   * leaves the data source open. See {@link JdbcLedgerStore#onDataSource} for what the ledger sets
-   * on the connections it takes; {@link Builder#synchronous} does not apply (the application's
+   * leaves the data source open. What the ledger sets on the connections it takes: on PostgreSQL
+   * each write transaction sets its own isolation (READ COMMITTED) and {@code lock_timeout} (the
+   * claim wait) with {@code SET LOCAL}; on SQLite each connection gets {@code busy_timeout}, and
+   * the file is switched to WAL once. {@link Builder#synchronous} does not apply (the application's
    * connections keep their own).
    */
   public static Builder builder(DataSource dataSource) {
@@ -83,9 +87,10 @@ public final class ToolLedger implements AutoCloseable {
    * Runs {@code tool} for {@code tenant} under {@code operationKey}, or replays what an earlier
    * call with this key recorded.
    *
-   * @throws IllegalArgumentException for a key that is not 1 to 255 visible ASCII characters
-   * @throws dev.toolledger.core.engine.ToolExecutionException when the tool threw: nothing was
-   *     recorded, the same key may be retried
+   * @throws dev.toolledger.protocol.InvalidOperationKeyException for a key that is not 1 to 255
+   *     visible ASCII characters
+   * @throws dev.toolledger.protocol.ToolLedgerException when the tool threw: nothing was recorded,
+   *     the same key may be retried
    */
   public CallResult call(TenantId tenant, String operationKey, String tool, JsonNode parameters) {
     Objects.requireNonNull(parameters, "parameters");
@@ -223,8 +228,7 @@ public final class ToolLedger implements AutoCloseable {
     }
 
     /**
-     * SQLite: how long a writer waits for the write lock. Default {@link
-     * SqliteOptions#DEFAULT_BUSY_TIMEOUT}. Ignored on PostgreSQL.
+     * SQLite: how long a writer waits for the write lock. Default 5 seconds. Ignored on PostgreSQL.
      */
     public Builder busyTimeout(Duration busyTimeout) {
       this.busyTimeout = Objects.requireNonNull(busyTimeout, "busyTimeout");
@@ -233,8 +237,7 @@ public final class ToolLedger implements AutoCloseable {
 
     /**
      * PostgreSQL: how long a claim waits for a concurrent execution of the same key before
-     * answering "in progress". Default {@link PostgresOptions#DEFAULT_CLAIM_WAIT}. Ignored on
-     * SQLite.
+     * answering "in progress". Default 5 seconds. Ignored on SQLite.
      */
     public Builder claimWait(Duration claimWait) {
       this.claimWait = Objects.requireNonNull(claimWait, "claimWait");
@@ -242,12 +245,79 @@ public final class ToolLedger implements AutoCloseable {
     }
 
     /**
-     * Further settings of the node (background intervals, MCP options, the application's meter
-     * registry), applied after those of this builder.
+     * How long an accepted bearer token is trusted without reading it again; a token revoked
+     * elsewhere keeps working on this node for at most this long. Zero reads it on every request.
+     * Default 5 seconds.
      */
-    public Builder node(java.util.function.UnaryOperator<ToolLedgerApp.Builder> settings) {
-      Objects.requireNonNull(settings, "settings");
-      steps = steps.andThen(settings::apply);
+    public Builder tokenCacheTtl(Duration tokenCacheTtl) {
+      Objects.requireNonNull(tokenCacheTtl, "tokenCacheTtl");
+      steps = steps.andThen(b -> b.tokenCacheTtl(tokenCacheTtl));
+      return this;
+    }
+
+    /**
+     * Pause between recovery passes over expired claims of external tools; zero turns recovery off
+     * on this node. Default 2 seconds. {@link #build()} rejects a negative value.
+     */
+    public Builder recoveryInterval(Duration recoveryInterval) {
+      Objects.requireNonNull(recoveryInterval, "recoveryInterval");
+      steps = steps.andThen(b -> b.recoveryInterval(recoveryInterval));
+      return this;
+    }
+
+    /**
+     * Pause between passes of the sweeper that deletes expired records (leaving tombstones); zero
+     * turns sweeping off on this node. Default 1 minute. {@link #build()} rejects a negative value.
+     */
+    public Builder sweepInterval(Duration sweepInterval) {
+      Objects.requireNonNull(sweepInterval, "sweepInterval");
+      steps = steps.andThen(b -> b.sweepInterval(sweepInterval));
+      return this;
+    }
+
+    /** Whether this node delivers the outbox's messages. Default true. */
+    public Builder relayEnabled(boolean relayEnabled) {
+      steps = steps.andThen(b -> b.relayEnabled(relayEnabled));
+      return this;
+    }
+
+    /**
+     * At start, the node compares its retention settings with those recorded in the ledger and
+     * refuses to start on a difference; the first node records them. With {@code true} it records
+     * its own over the ledger's instead, and logs each change as a warning: an operator changing
+     * the settings on purpose. Default false.
+     */
+    public Builder adoptLedgerSettings(boolean adoptLedgerSettings) {
+      steps = steps.andThen(b -> b.adoptLedgerSettings(adoptLedgerSettings));
+      return this;
+    }
+
+    /**
+     * Age from which an {@code IN_PROGRESS} operation needs attention (metrics, console). Default 5
+     * minutes. {@link #build()} rejects zero or a negative value.
+     */
+    public Builder staleAfter(Duration staleAfter) {
+      Objects.requireNonNull(staleAfter, "staleAfter");
+      steps = steps.andThen(b -> b.staleAfter(staleAfter));
+      return this;
+    }
+
+    /**
+     * Whether the HTTP API also serves MCP at {@code /mcp} (when it is served at all, {@link #http}
+     * or {@link #mountedHttp}). Default true.
+     */
+    public Builder mcpEnabled(boolean mcpEnabled) {
+      steps = steps.andThen(b -> b.mcp(mcpEnabled ? McpOptions.defaults() : McpOptions.disabled()));
+      return this;
+    }
+
+    /**
+     * Also registers the ledger's meters (requests, effects, latencies, database gauges) in the
+     * application's Micrometer registry. Default: the ledger's own registry only.
+     */
+    public Builder meterRegistry(MeterRegistry meterRegistry) {
+      Objects.requireNonNull(meterRegistry, "meterRegistry");
+      steps = steps.andThen(b -> b.meterRegistry(meterRegistry));
       return this;
     }
 
