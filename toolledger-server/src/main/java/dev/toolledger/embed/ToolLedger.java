@@ -7,6 +7,7 @@ import dev.toolledger.api.ToolPlugin;
 import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.engine.ExecutionOutcome;
 import dev.toolledger.core.engine.Invocation;
+import dev.toolledger.core.engine.RateLimit;
 import dev.toolledger.jdbc.DatabaseLocation;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.PostgresOptions;
@@ -181,6 +182,8 @@ public final class ToolLedger implements AutoCloseable {
     private Duration busyTimeout = SqliteOptions.DEFAULT_BUSY_TIMEOUT;
     private Duration claimWait = PostgresOptions.DEFAULT_CLAIM_WAIT;
     private String nodeId = EngineConfig.defaults().nodeId();
+    private Optional<RateLimit> newOperationLimit =
+        Optional.of(EngineConfig.DEFAULT_NEW_OPERATION_LIMIT);
     private java.util.function.Consumer<ToolLedgerApp.Builder> steps = b -> {};
 
     private Builder(DatabaseLocation location, DataSource dataSource) {
@@ -303,6 +306,40 @@ public final class ToolLedger implements AutoCloseable {
     }
 
     /**
+     * The rate of new operations (keys not yet recorded) each tenant may start: at most {@code
+     * permits} per {@code period} (a period of at most a day), in bursts of up to {@code permits}.
+     * Replays and lookups do not count; {@code 0} lets every tenant start new operations as fast as
+     * the database takes them. Default 1000 per second.
+     *
+     * @throws IllegalArgumentException for a negative {@code permits} or a period that is not
+     *     positive and at most a day
+     */
+    public Builder newOperationLimit(long permits, Duration period) {
+      Objects.requireNonNull(period, "period");
+      if (permits < 0) {
+        throw new IllegalArgumentException(
+            "newOperationLimit: permits must be 0 (no limit) or more");
+      }
+      try {
+        this.newOperationLimit =
+            permits == 0 ? Optional.empty() : Optional.of(new RateLimit(permits, period));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("newOperationLimit: " + e.getMessage(), e);
+      }
+      return this;
+    }
+
+    /**
+     * Applies the rate limit of new operations across every node on this ledger (buckets in the
+     * database) instead of per node in memory. PostgreSQL only: {@link #build()} refuses it on
+     * SQLite. Default false (per node).
+     */
+    public Builder sharedRateLimit(boolean sharedRateLimit) {
+      steps = steps.andThen(b -> b.sharedRateLimit(sharedRateLimit));
+      return this;
+    }
+
+    /**
      * Whether the HTTP API also serves MCP at {@code /mcp} (when it is served at all, {@link #http}
      * or {@link #mountedHttp}). Default true.
      */
@@ -336,6 +373,12 @@ public final class ToolLedger implements AutoCloseable {
       return this;
     }
 
+    private EngineConfig engineConfig() {
+      EngineConfig.Builder engine = EngineConfig.builder().nodeId(nodeId);
+      newOperationLimit.ifPresentOrElse(engine::newOperationLimit, engine::unlimitedNewOperations);
+      return engine.build();
+    }
+
     /**
      * Opens the database, applies the ledger's and the plugins' migrations, and starts.
      *
@@ -347,9 +390,7 @@ public final class ToolLedger implements AutoCloseable {
               ? JdbcLedgerStore.onDataSource(dataSource, busyTimeout, claimWait, List.of())
               : location.open(List.of(), synchronous, busyTimeout, claimWait);
       try {
-        ToolLedgerApp.Builder builder =
-            ToolLedgerApp.builder(store)
-                .engineConfig(EngineConfig.builder().nodeId(nodeId).build());
+        ToolLedgerApp.Builder builder = ToolLedgerApp.builder(store).engineConfig(engineConfig());
         http.ifPresent(builder::serverConfig);
         steps.accept(builder);
         ToolLedgerApp app;
