@@ -7,8 +7,8 @@ and ``ActionJournal.step(run_id, n)`` for hand-written agent loops. See docs/age
 
 from .canonical import canonicalize, same_json
 from .client import DEFAULT_ATTEMPT_TIMEOUT_S, DEFAULT_RESEND_WINDOW_S, ActionTransport, HttpTransport, ToolLedgerClient
-from .errors import ActionConflictError, JournalError, ToolLedgerError
-from .journal import COMPLETED, PENDING, REJECTED, UNKNOWN, Action, ActionJournal, JournalEntry, Step, new_key
+from .errors import JournalError, ToolLedgerError
+from .journal import COMPLETED, PENDING, REJECTED, UNKNOWN, Action, ActionConflictError, ActionJournal, JournalEntry, Step, new_key
 from .model_text import conflict_text, model_text, outcome_kind
 from .outcome import (
     PROBLEM_BASE,

@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Optional
 
 from .canonical import canonicalize
-from .errors import ActionConflictError, JournalError
+from .errors import JournalError, ToolLedgerError
 
 PENDING, COMPLETED, REJECTED, UNKNOWN = "PENDING", "COMPLETED", "REJECTED", "UNKNOWN"
 FINAL = (COMPLETED, REJECTED)
@@ -340,3 +340,18 @@ def _entry(row: tuple) -> JournalEntry:
         response_body=response_body,
         problem=json.loads(problem) if problem else None,
     )
+
+
+class ActionConflictError(ToolLedgerError):
+    """The step is journaled with another tool or other parameters; nothing was sent.
+
+    A different action is a new step.
+    """
+
+    def __init__(self, existing: JournalEntry) -> None:
+        a = existing.action
+        super().__init__(
+            f"step {a.step_id} of workflow {a.workflow_id} is journaled for tool {a.tool} with"
+            " other parameters; a different action needs a new step"
+        )
+        self.existing = existing

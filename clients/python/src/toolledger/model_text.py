@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from .errors import ActionConflictError
+from .journal import ActionConflictError
 from .outcome import PROBLEM_BASE, Outcome
 
 REPLAYED_NOTE = "This action had already been carried out; this is its recorded result. It was not carried out again."

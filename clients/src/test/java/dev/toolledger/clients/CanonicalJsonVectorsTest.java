@@ -3,8 +3,8 @@ package dev.toolledger.clients;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.toolledger.core.fingerprint.CanonicalJson;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.CanonicalJson;
+import dev.toolledger.protocol.Json;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

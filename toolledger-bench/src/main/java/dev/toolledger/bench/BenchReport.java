@@ -2,7 +2,7 @@ package dev.toolledger.bench;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 import java.awt.Color;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -2,9 +2,9 @@ package dev.toolledger.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.toolledger.core.fingerprint.Fingerprinter;
-import dev.toolledger.core.json.Json;
 import dev.toolledger.core.schema.Validation;
 import dev.toolledger.core.tool.ToolRegistry.RegisteredTool;
+import dev.toolledger.protocol.Json;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -2,10 +2,10 @@ package dev.toolledger.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.toolledger.core.json.Json;
 import dev.toolledger.guard.Guard;
 import dev.toolledger.guard.GuardConfig;
 import dev.toolledger.guard.GuardConventions;
+import dev.toolledger.protocol.Json;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -2,8 +2,8 @@ package dev.toolledger.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.toolledger.core.json.Json;
-import dev.toolledger.core.json.MalformedJsonException;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.MalformedJsonException;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -1,8 +1,8 @@
 package dev.toolledger.bench;
 
 import dev.toolledger.core.engine.SweepReport;
-import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.jdbc.Synchronous;
+import dev.toolledger.protocol.OperationKey;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.sql.Connection;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolledger.core.engine.ExecutionOutcome;
 import dev.toolledger.core.engine.Invocation;
-import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.json.Json;
 import dev.toolledger.jdbc.Synchronous;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.OperationKey;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;

@@ -2,15 +2,15 @@ package dev.toolledger.cli;
 
 import dev.toolledger.api.TenantId;
 import dev.toolledger.core.engine.LedgerEngine;
-import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationRecord;
-import dev.toolledger.core.operation.OperationState;
 import dev.toolledger.core.tool.ToolRegistry;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.ops.OperationCatalog;
 import dev.toolledger.jdbc.ops.OperationFilter;
 import dev.toolledger.jdbc.ops.OperationSummary;
+import dev.toolledger.protocol.OperationKey;
+import dev.toolledger.protocol.OperationState;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -3,7 +3,7 @@ package dev.toolledger.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 import dev.toolledger.server.attachments.AttachmentService;
 import java.io.BufferedReader;
 import java.io.IOException;

@@ -6,23 +6,20 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import dev.toolledger.client.LookupResult;
 import dev.toolledger.client.Outcome;
 import dev.toolledger.client.ProblemDetails;
-import dev.toolledger.client.ProblemOutcomes;
+import dev.toolledger.client.internal.OperationDocument;
+import dev.toolledger.client.internal.ProblemOutcomes;
 import dev.toolledger.client.retry.AttemptResult;
-import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.json.Json;
-import dev.toolledger.core.json.MalformedJsonException;
-import dev.toolledger.core.operation.OperationState;
-import dev.toolledger.core.operation.StoredResponse;
-import dev.toolledger.core.problem.ProblemType;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.MalformedJsonException;
+import dev.toolledger.protocol.OperationKey;
+import dev.toolledger.protocol.ProblemType;
 import io.modelcontextprotocol.client.transport.McpHttpClientTransportAuthorizationException;
 import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.Content;
 import io.modelcontextprotocol.spec.McpSchema.TextContent;
 import io.modelcontextprotocol.spec.McpTransportException;
-import java.time.DateTimeException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -139,10 +136,10 @@ final class McpAnswers {
             result.structuredContent() != null
                 ? Json.mapper().valueToTree(result.structuredContent())
                 : Json.parse(text(result).orElse(""));
-        return AttemptResult.done(found(key, operation));
-      } catch (MalformedJsonException | IllegalArgumentException | DateTimeException e) {
-        return AttemptResult.done(
-            new LookupResult.Unavailable(key, "the lookup answer could not be read"));
+        return AttemptResult.done(OperationDocument.read(key, operation));
+      } catch (MalformedJsonException | IllegalArgumentException e) {
+        // Not JSON, or structured content that Jackson cannot turn into a tree.
+        return AttemptResult.done(new LookupResult.Unavailable(key, OperationDocument.UNREADABLE));
       }
     }
     Optional<ProblemDetails> problem = problem(result, meta);
@@ -172,32 +169,6 @@ final class McpAnswers {
                   + problem.knownType().map(t -> " " + t.slug()).orElse("")));
     }
     return AttemptResult.retry(((Failure.Transient) classified).reason());
-  }
-
-  private static LookupResult.Found found(OperationKey key, JsonNode json) {
-    if (!json.isObject()) {
-      throw new IllegalArgumentException("not an object");
-    }
-    OperationState state = OperationState.valueOf(json.path("state").asText());
-    Optional<StoredResponse> response = Optional.empty();
-    JsonNode recorded = json.get("response");
-    if (recorded != null && recorded.isObject()) {
-      response =
-          Optional.of(
-              new StoredResponse(
-                  recorded.path("status").asInt(), Json.write(recorded.path("body"))));
-    }
-    if ((state == OperationState.COMPLETED) != response.isPresent()) {
-      throw new IllegalArgumentException("a response belongs to COMPLETED operations only");
-    }
-    return new LookupResult.Found(
-        key,
-        textMember(json, "tool"),
-        state,
-        response,
-        Instant.parse(json.path("createdAt").asText()),
-        textMember(json, "completedAt").map(Instant::parse),
-        textMember(json, "expiresAt").map(Instant::parse));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -392,10 +363,5 @@ final class McpAnswers {
     } catch (MalformedJsonException e) {
       return Optional.empty();
     }
-  }
-
-  private static Optional<String> textMember(JsonNode json, String member) {
-    JsonNode node = json.get(member);
-    return node != null && node.isTextual() ? Optional.of(node.textValue()) : Optional.empty();
   }
 }

@@ -1,7 +1,7 @@
 package dev.toolledger.client;
 
 import dev.toolledger.client.retry.AttemptResult;
-import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.protocol.OperationKey;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Clock;

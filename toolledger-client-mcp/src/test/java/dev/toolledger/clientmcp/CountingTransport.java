@@ -5,7 +5,7 @@ import dev.toolledger.client.LookupResult;
 import dev.toolledger.client.Outcome;
 import dev.toolledger.client.journal.Action;
 import dev.toolledger.client.retry.AttemptResult;
-import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.protocol.OperationKey;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

@@ -6,7 +6,7 @@ import dev.toolledger.api.ToolDescriptor;
 import dev.toolledger.api.ToolResponse;
 import dev.toolledger.api.TransactionContext;
 import dev.toolledger.api.TransactionalTool;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.concurrent.CountDownLatch;

@@ -8,7 +8,7 @@ import dev.toolledger.client.journal.ActionJournal;
 import dev.toolledger.client.journal.ActionStatus;
 import dev.toolledger.client.journal.JournalEntry;
 import dev.toolledger.client.retry.RetryPolicy;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 import dev.toolledger.testkit.DropPolicy;
 import dev.toolledger.testkit.LossyProxy;
 import java.nio.file.Path;

@@ -1,8 +1,8 @@
 package dev.toolledger.clientmcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.toolledger.core.json.Json;
-import dev.toolledger.core.json.MalformedJsonException;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.MalformedJsonException;
 import dev.toolledger.testkit.DropPolicy;
 import dev.toolledger.testkit.Exchange;
 import java.util.List;

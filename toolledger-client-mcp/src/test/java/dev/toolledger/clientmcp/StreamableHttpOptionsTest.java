@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolledger.client.ToolLedgerClient;
 import dev.toolledger.client.journal.ActionJournal;
-import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.protocol.OperationKey;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -2,7 +2,7 @@ package dev.toolledger.client;
 
 import dev.toolledger.client.journal.Action;
 import dev.toolledger.client.retry.AttemptResult;
-import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.protocol.OperationKey;
 import java.time.Duration;
 
 /**

@@ -2,13 +2,13 @@ package dev.toolledger.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.toolledger.client.internal.OperationDocument;
+import dev.toolledger.client.internal.ProblemOutcomes;
 import dev.toolledger.client.retry.AttemptResult;
-import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.json.Json;
-import dev.toolledger.core.json.MalformedJsonException;
-import dev.toolledger.core.operation.OperationState;
-import dev.toolledger.core.operation.StoredResponse;
-import dev.toolledger.core.problem.ProblemType;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.MalformedJsonException;
+import dev.toolledger.protocol.OperationKey;
+import dev.toolledger.protocol.ProblemType;
 import java.time.Clock;
 import java.time.DateTimeException;
 import java.time.Duration;
@@ -74,10 +74,9 @@ final class HttpAnswers {
       Clock clock) {
     if (status == 200) {
       try {
-        return AttemptResult.done(found(key, Json.parse(body)));
-      } catch (MalformedJsonException | IllegalArgumentException | DateTimeException e) {
-        return AttemptResult.done(
-            new LookupResult.Unavailable(key, "the lookup answer could not be read"));
+        return AttemptResult.done(OperationDocument.read(key, Json.parse(body)));
+      } catch (MalformedJsonException e) {
+        return AttemptResult.done(new LookupResult.Unavailable(key, OperationDocument.UNREADABLE));
       }
     }
     if (status == 404) {
@@ -90,37 +89,6 @@ final class HttpAnswers {
           what, header.apply("Retry-After").flatMap(v -> retryAfter(v, clock)));
     }
     return AttemptResult.done(new LookupResult.Unavailable(key, "the lookup was refused: " + what));
-  }
-
-  private static LookupResult.Found found(OperationKey key, JsonNode json) {
-    if (!json.isObject()) {
-      throw new IllegalArgumentException("not an object");
-    }
-    OperationState state = OperationState.valueOf(json.path("state").asText());
-    Optional<StoredResponse> response = Optional.empty();
-    JsonNode recorded = json.get("response");
-    if (recorded != null && recorded.isObject()) {
-      response =
-          Optional.of(
-              new StoredResponse(
-                  recorded.path("status").asInt(), Json.write(recorded.path("body"))));
-    }
-    if ((state == OperationState.COMPLETED) != response.isPresent()) {
-      throw new IllegalArgumentException("a response belongs to COMPLETED operations only");
-    }
-    return new LookupResult.Found(
-        key,
-        text(json, "tool"),
-        state,
-        response,
-        Instant.parse(json.path("createdAt").asText()),
-        text(json, "completedAt").map(Instant::parse),
-        text(json, "expiresAt").map(Instant::parse));
-  }
-
-  private static Optional<String> text(JsonNode json, String member) {
-    JsonNode node = json.get(member);
-    return node != null && node.isTextual() ? Optional.of(node.textValue()) : Optional.empty();
   }
 
   /** The recorded body as JSON; a body that is not JSON is kept as a string rather than lost. */

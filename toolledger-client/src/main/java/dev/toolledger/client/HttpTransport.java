@@ -2,8 +2,8 @@ package dev.toolledger.client;
 
 import dev.toolledger.client.journal.Action;
 import dev.toolledger.client.retry.AttemptResult;
-import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.OperationKey;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;

@@ -1,8 +1,8 @@
 package dev.toolledger.client;
 
-import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.operation.OperationState;
-import dev.toolledger.core.operation.StoredResponse;
+import dev.toolledger.protocol.OperationKey;
+import dev.toolledger.protocol.OperationState;
+import dev.toolledger.protocol.StoredResponse;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;

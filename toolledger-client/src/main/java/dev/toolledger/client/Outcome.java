@@ -1,7 +1,7 @@
 package dev.toolledger.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.protocol.OperationKey;
 import java.util.Objects;
 
 /**

@@ -2,10 +2,10 @@ package dev.toolledger.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.toolledger.core.json.Json;
-import dev.toolledger.core.json.MalformedJsonException;
-import dev.toolledger.core.problem.Problem;
-import dev.toolledger.core.problem.ProblemType;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.MalformedJsonException;
+import dev.toolledger.protocol.Problem;
+import dev.toolledger.protocol.ProblemType;
 import java.net.URI;
 import java.util.Objects;
 import java.util.Optional;

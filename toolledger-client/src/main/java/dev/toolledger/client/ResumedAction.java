@@ -1,7 +1,7 @@
 package dev.toolledger.client;
 
 import dev.toolledger.client.journal.Action;
-import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.protocol.OperationKey;
 import java.util.Objects;
 
 /**

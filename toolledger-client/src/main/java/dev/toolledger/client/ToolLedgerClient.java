@@ -9,10 +9,10 @@ import dev.toolledger.client.journal.Recorded;
 import dev.toolledger.client.retry.Retrier;
 import dev.toolledger.client.retry.RetryPolicy;
 import dev.toolledger.client.retry.RetryResult;
-import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.json.Json;
-import dev.toolledger.core.operation.StoredResponse;
-import dev.toolledger.core.problem.ProblemType;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.OperationKey;
+import dev.toolledger.protocol.ProblemType;
+import dev.toolledger.protocol.StoredResponse;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Clock;
@@ -129,6 +129,12 @@ public final class ToolLedgerClient {
   /**
    * Looks a key up on the server, retrying transient failures per policy. Never throws for an
    * unreachable server: that is {@link LookupResult.Unavailable}.
+   *
+   * @param key the operation key, the one the journal minted for an action ({@link
+   *     JournalEntry#key()}) or one another caller sent; {@link OperationKey#of(String)} turns a
+   *     string into a key and rejects one the server would refuse (1 to 255 visible ASCII
+   *     characters). {@code OperationKey} is the type client and server share ({@code
+   *     toolledger-protocol}), not a server internal.
    */
   public LookupResult lookup(OperationKey key) {
     Objects.requireNonNull(key, "key");

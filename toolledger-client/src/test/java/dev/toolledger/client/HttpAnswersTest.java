@@ -3,11 +3,11 @@ package dev.toolledger.client;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolledger.client.retry.AttemptResult;
-import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.json.Json;
-import dev.toolledger.core.operation.OperationState;
-import dev.toolledger.core.problem.Problem;
-import dev.toolledger.core.problem.ProblemType;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.OperationKey;
+import dev.toolledger.protocol.OperationState;
+import dev.toolledger.protocol.Problem;
+import dev.toolledger.protocol.ProblemType;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -3,7 +3,7 @@ package dev.toolledger.client;
 import dev.toolledger.client.journal.Action;
 import dev.toolledger.client.journal.ActionJournal;
 import dev.toolledger.client.retry.RetryPolicy;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;

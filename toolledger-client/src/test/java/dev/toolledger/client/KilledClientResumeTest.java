@@ -6,7 +6,7 @@ import dev.toolledger.client.journal.ActionJournal;
 import dev.toolledger.client.journal.ActionStatus;
 import dev.toolledger.client.journal.JournalEntry;
 import dev.toolledger.client.retry.RetryPolicy;
-import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.protocol.OperationKey;
 import dev.toolledger.testkit.LossyProxy;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.toolledger.client.journal.ActionJournal;
 import dev.toolledger.client.journal.JournalEntry;
 import dev.toolledger.client.retry.RetryPolicy;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.toolledger.client.journal.Action;
 import dev.toolledger.client.journal.ActionJournal;
 import dev.toolledger.client.journal.JournalEntry;
-import dev.toolledger.core.fingerprint.CanonicalJson;
+import dev.toolledger.protocol.CanonicalJson;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;

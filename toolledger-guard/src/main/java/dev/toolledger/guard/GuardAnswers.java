@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.toolledger.client.Outcome;
 import dev.toolledger.client.ProblemDetails;
 import dev.toolledger.clientmcp.McpActionTransport;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolledger.client.journal.ActionJournal;
 import dev.toolledger.client.journal.SqliteActionJournal;
-import dev.toolledger.core.json.Json;
-import dev.toolledger.core.operation.StoredResponse;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.StoredResponse;
 import dev.toolledger.testkit.MovableClock;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -3,7 +3,7 @@ package dev.toolledger.guard;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 import dev.toolledger.testkit.LossyProxy;
 import dev.toolledger.testkit.RequestGate;
 import java.nio.file.Path;

@@ -2,7 +2,7 @@ package dev.toolledger.guard;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.toolledger.client.journal.ActionJournal;
 import dev.toolledger.client.journal.ActionStatus;
 import dev.toolledger.client.journal.JournalEntry;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 import dev.toolledger.testkit.LossyProxy;
 import java.nio.file.Path;
 import java.util.List;

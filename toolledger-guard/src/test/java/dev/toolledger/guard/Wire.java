@@ -1,7 +1,7 @@
 package dev.toolledger.guard;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 import dev.toolledger.testkit.DropPolicy;
 import dev.toolledger.testkit.Exchange;
 import java.util.List;

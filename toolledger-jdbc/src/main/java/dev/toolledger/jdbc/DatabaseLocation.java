@@ -1,6 +1,7 @@
 package dev.toolledger.jdbc;
 
 import dev.toolledger.jdbc.migration.SchemaMigrations;
+import dev.toolledger.protocol.NotApi;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -20,6 +21,7 @@ import java.util.regex.Pattern;
  * SqliteOptions#DEFAULT_PATH} in the working directory. Other URL schemes are refused rather than
  * taken for file names.
  */
+@NotApi
 public sealed interface DatabaseLocation {
   /** The database URL or SQLite path when {@code --db} is not given. */
   String URL_VARIABLE = "TOOLLEDGER_DB_URL";

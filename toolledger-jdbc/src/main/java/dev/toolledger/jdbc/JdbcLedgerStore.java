@@ -11,7 +11,6 @@ import dev.toolledger.core.engine.DownstreamKeys;
 import dev.toolledger.core.engine.SharedRateBuckets;
 import dev.toolledger.core.fingerprint.Fingerprint;
 import dev.toolledger.core.identity.KeyHasher;
-import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationIntent;
 import dev.toolledger.core.operation.OperationRecord;
@@ -27,6 +26,8 @@ import dev.toolledger.core.store.TransactionWork;
 import dev.toolledger.core.store.TransientStoreException;
 import dev.toolledger.jdbc.migration.Migrator;
 import dev.toolledger.jdbc.migration.SchemaMigrations;
+import dev.toolledger.protocol.NotApi;
+import dev.toolledger.protocol.OperationKey;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -75,6 +76,7 @@ import org.sqlite.SQLiteOpenMode;
  * statement away, so that it writes again as soon as the storage does, without a restart. {@link
  * #writeProblem()} tells a store that can write from one that cannot.
  */
+@NotApi
 public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxStore {
   private final DataSource dataSource;
 

@@ -2,7 +2,7 @@ package dev.toolledger.jdbc;
 
 import dev.toolledger.api.TenantId;
 import dev.toolledger.core.fingerprint.Sha256;
-import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.protocol.OperationKey;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

@@ -1,6 +1,7 @@
 package dev.toolledger.jdbc;
 
 import dev.toolledger.core.store.StoreException;
+import dev.toolledger.protocol.NotApi;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -19,6 +20,7 @@ import javax.sql.DataSource;
  * with another value is told so ({@link #reconcile}). Values are compared as strings; callers give
  * a setting the same spelling on every node.
  */
+@NotApi
 public final class LedgerSettings {
   private final DataSource dataSource;
   private final DialectSupport dialect;

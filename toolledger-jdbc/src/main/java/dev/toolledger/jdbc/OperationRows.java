@@ -2,13 +2,13 @@ package dev.toolledger.jdbc;
 
 import dev.toolledger.api.TenantId;
 import dev.toolledger.core.fingerprint.Fingerprint;
-import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationIntent;
 import dev.toolledger.core.operation.OperationRecord;
-import dev.toolledger.core.operation.OperationState;
-import dev.toolledger.core.operation.StoredResponse;
 import dev.toolledger.jdbc.internal.Statements;
+import dev.toolledger.protocol.OperationKey;
+import dev.toolledger.protocol.OperationState;
+import dev.toolledger.protocol.StoredResponse;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,6 +1,7 @@
 package dev.toolledger.jdbc;
 
 import dev.toolledger.jdbc.migration.SchemaMigrations;
+import dev.toolledger.protocol.NotApi;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,6 +17,7 @@ import java.util.regex.Pattern;
  * max_connections}. {@link #toString()} never shows the password, not even one written into the
  * URL.
  */
+@NotApi
 public final class PostgresOptions {
   /** The prefix every URL must have: {@value}. */
   public static final String URL_PREFIX = "jdbc:postgresql:";

@@ -2,9 +2,9 @@ package dev.toolledger.jdbc;
 
 import dev.toolledger.api.TenantId;
 import dev.toolledger.core.fingerprint.Fingerprint;
-import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.operation.Tombstone;
 import dev.toolledger.jdbc.internal.Statements;
+import dev.toolledger.protocol.OperationKey;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

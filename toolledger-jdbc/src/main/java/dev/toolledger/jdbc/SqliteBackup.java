@@ -1,6 +1,7 @@
 package dev.toolledger.jdbc;
 
 import dev.toolledger.core.store.StoreException;
+import dev.toolledger.protocol.NotApi;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -30,6 +31,7 @@ import org.sqlite.SQLiteConfig;
  * <p>For PostgreSQL use the database's own tools ({@code pg_dump}/{@code pg_restore}); see {@code
  * docs/operations.md}.
  */
+@NotApi
 public final class SqliteBackup {
   private SqliteBackup() {}
 

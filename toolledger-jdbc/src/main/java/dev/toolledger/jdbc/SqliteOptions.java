@@ -1,6 +1,7 @@
 package dev.toolledger.jdbc;
 
 import dev.toolledger.jdbc.migration.SchemaMigrations;
+import dev.toolledger.protocol.NotApi;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,6 +15,7 @@ import java.util.Objects;
  * timeout, and every write transaction starts with {@code BEGIN IMMEDIATE}, so a writer takes the
  * write lock before it reads and cannot fail half-way with SQLITE_BUSY.
  */
+@NotApi
 public final class SqliteOptions {
   /** Default database file: {@value}. */
   public static final String DEFAULT_PATH = "toolledger.db";

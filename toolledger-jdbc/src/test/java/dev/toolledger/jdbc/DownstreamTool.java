@@ -7,8 +7,8 @@ import dev.toolledger.api.EffectResult;
 import dev.toolledger.api.ExternalTool;
 import dev.toolledger.api.ToolDescriptor;
 import dev.toolledger.core.fingerprint.Fingerprinter;
-import dev.toolledger.core.json.Json;
 import dev.toolledger.core.operation.OperationIntent;
+import dev.toolledger.protocol.Json;
 import java.time.Duration;
 
 /**

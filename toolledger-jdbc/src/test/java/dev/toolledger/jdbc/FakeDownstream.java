@@ -4,7 +4,7 @@ import dev.toolledger.api.DownstreamStatus;
 import dev.toolledger.api.EffectContext;
 import dev.toolledger.api.EffectResult;
 import dev.toolledger.api.ToolResponse;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolledger.api.TenantId;
 import dev.toolledger.core.identity.KeyHasher;
-import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.jdbc.testing.PostgresTestDatabase;
+import dev.toolledger.protocol.OperationKey;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -2,13 +2,13 @@ package dev.toolledger.jdbc;
 
 import dev.toolledger.api.SqlDialect;
 import dev.toolledger.api.TenantId;
-import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationRecord;
 import dev.toolledger.core.operation.Tombstone;
 import dev.toolledger.core.store.ExpiredClaim;
 import dev.toolledger.core.store.LedgerStore;
 import dev.toolledger.core.store.TransactionWork;
+import dev.toolledger.protocol.OperationKey;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;

@@ -5,15 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.toolledger.api.TenantId;
 import dev.toolledger.core.fingerprint.Fingerprint;
-import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationIntent;
-import dev.toolledger.core.operation.OperationState;
 import dev.toolledger.core.store.ClaimResult;
 import dev.toolledger.core.store.LeaseClaim;
 import dev.toolledger.core.store.LedgerTransaction;
 import dev.toolledger.core.store.NewOperation;
 import dev.toolledger.jdbc.testing.PostgresTestDatabase;
+import dev.toolledger.protocol.OperationKey;
+import dev.toolledger.protocol.OperationState;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;

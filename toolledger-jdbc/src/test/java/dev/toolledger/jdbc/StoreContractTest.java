@@ -2,8 +2,8 @@ package dev.toolledger.jdbc;
 
 import dev.toolledger.api.SqlDialect;
 import dev.toolledger.api.TenantId;
-import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.jdbc.migration.SchemaMigrations;
+import dev.toolledger.protocol.OperationKey;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

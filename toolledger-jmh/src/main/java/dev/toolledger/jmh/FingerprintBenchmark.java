@@ -2,13 +2,13 @@ package dev.toolledger.jmh;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.toolledger.core.fingerprint.CanonicalJson;
 import dev.toolledger.core.fingerprint.Fingerprint;
 import dev.toolledger.core.fingerprint.Fingerprinter;
-import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.json.Json;
 import dev.toolledger.core.schema.ParameterSchema;
 import dev.toolledger.core.schema.Validation;
+import dev.toolledger.protocol.CanonicalJson;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.OperationKey;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -9,8 +9,8 @@ import dev.langchain4j.service.tool.ToolExecutor;
 import dev.toolledger.client.AgentRun;
 import dev.toolledger.client.Outcome;
 import dev.toolledger.client.journal.ActionConflictException;
-import dev.toolledger.core.json.Json;
-import dev.toolledger.core.json.MalformedJsonException;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.MalformedJsonException;
 import java.util.Map;
 
 /**

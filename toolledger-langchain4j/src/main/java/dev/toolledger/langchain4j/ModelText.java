@@ -2,7 +2,7 @@ package dev.toolledger.langchain4j;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.toolledger.client.Outcome;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 
 /**
  * The text a model is given for an outcome: a small JSON object whose {@code outcome} member says

@@ -7,7 +7,7 @@ import dev.langchain4j.agent.tool.ToolSpecification;
 import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
 import dev.toolledger.client.ToolLedgerClient;
 import dev.toolledger.client.journal.ActionJournal;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.List;

@@ -7,16 +7,19 @@ import dev.toolledger.api.ToolPlugin;
 import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.engine.ExecutionOutcome;
 import dev.toolledger.core.engine.Invocation;
-import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.core.engine.RateLimit;
 import dev.toolledger.jdbc.DatabaseLocation;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.PostgresOptions;
 import dev.toolledger.jdbc.SqliteOptions;
 import dev.toolledger.jdbc.Synchronous;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.OperationKey;
 import dev.toolledger.server.HttpMount;
 import dev.toolledger.server.ServerConfig;
 import dev.toolledger.server.ToolLedgerApp;
+import dev.toolledger.server.mcp.McpOptions;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -71,8 +74,10 @@ public final class ToolLedger implements AutoCloseable {
    * A ledger in the application's own database, on its connection pool (SQLite or PostgreSQL, told
    * apart by the driver): the ledger's tables are created beside the application's, so a tool can
    * write the application's tables in the transaction that records the operation. {@link #close()}
-   * leaves the data source open. See {@link JdbcLedgerStore#onDataSource} for what the ledger sets
-   * on the connections it takes; {@link Builder#synchronous} does not apply (the application's
+   * leaves the data source open. What the ledger sets on the connections it takes: on PostgreSQL
+   * each write transaction sets its own isolation (READ COMMITTED) and {@code lock_timeout} (the
+   * claim wait) with {@code SET LOCAL}; on SQLite each connection gets {@code busy_timeout}, and
+   * the file is switched to WAL once. {@link Builder#synchronous} does not apply (the application's
    * connections keep their own).
    */
   public static Builder builder(DataSource dataSource) {
@@ -83,9 +88,10 @@ public final class ToolLedger implements AutoCloseable {
    * Runs {@code tool} for {@code tenant} under {@code operationKey}, or replays what an earlier
    * call with this key recorded.
    *
-   * @throws IllegalArgumentException for a key that is not 1 to 255 visible ASCII characters
-   * @throws dev.toolledger.core.engine.ToolExecutionException when the tool threw: nothing was
-   *     recorded, the same key may be retried
+   * @throws dev.toolledger.protocol.InvalidOperationKeyException for a key that is not 1 to 255
+   *     visible ASCII characters
+   * @throws dev.toolledger.protocol.ToolLedgerException when the tool threw: nothing was recorded,
+   *     the same key may be retried
    */
   public CallResult call(TenantId tenant, String operationKey, String tool, JsonNode parameters) {
     Objects.requireNonNull(parameters, "parameters");
@@ -176,6 +182,8 @@ public final class ToolLedger implements AutoCloseable {
     private Duration busyTimeout = SqliteOptions.DEFAULT_BUSY_TIMEOUT;
     private Duration claimWait = PostgresOptions.DEFAULT_CLAIM_WAIT;
     private String nodeId = EngineConfig.defaults().nodeId();
+    private Optional<RateLimit> newOperationLimit =
+        Optional.of(EngineConfig.DEFAULT_NEW_OPERATION_LIMIT);
     private java.util.function.Consumer<ToolLedgerApp.Builder> steps = b -> {};
 
     private Builder(DatabaseLocation location, DataSource dataSource) {
@@ -223,8 +231,7 @@ public final class ToolLedger implements AutoCloseable {
     }
 
     /**
-     * SQLite: how long a writer waits for the write lock. Default {@link
-     * SqliteOptions#DEFAULT_BUSY_TIMEOUT}. Ignored on PostgreSQL.
+     * SQLite: how long a writer waits for the write lock. Default 5 seconds. Ignored on PostgreSQL.
      */
     public Builder busyTimeout(Duration busyTimeout) {
       this.busyTimeout = Objects.requireNonNull(busyTimeout, "busyTimeout");
@@ -233,8 +240,7 @@ public final class ToolLedger implements AutoCloseable {
 
     /**
      * PostgreSQL: how long a claim waits for a concurrent execution of the same key before
-     * answering "in progress". Default {@link PostgresOptions#DEFAULT_CLAIM_WAIT}. Ignored on
-     * SQLite.
+     * answering "in progress". Default 5 seconds. Ignored on SQLite.
      */
     public Builder claimWait(Duration claimWait) {
       this.claimWait = Objects.requireNonNull(claimWait, "claimWait");
@@ -242,12 +248,113 @@ public final class ToolLedger implements AutoCloseable {
     }
 
     /**
-     * Further settings of the node (background intervals, MCP options, the application's meter
-     * registry), applied after those of this builder.
+     * How long an accepted bearer token is trusted without reading it again; a token revoked
+     * elsewhere keeps working on this node for at most this long. Zero reads it on every request.
+     * Default 5 seconds.
      */
-    public Builder node(java.util.function.UnaryOperator<ToolLedgerApp.Builder> settings) {
-      Objects.requireNonNull(settings, "settings");
-      steps = steps.andThen(settings::apply);
+    public Builder tokenCacheTtl(Duration tokenCacheTtl) {
+      Objects.requireNonNull(tokenCacheTtl, "tokenCacheTtl");
+      steps = steps.andThen(b -> b.tokenCacheTtl(tokenCacheTtl));
+      return this;
+    }
+
+    /**
+     * Pause between recovery passes over expired claims of external tools; zero turns recovery off
+     * on this node. Default 2 seconds. {@link #build()} rejects a negative value.
+     */
+    public Builder recoveryInterval(Duration recoveryInterval) {
+      Objects.requireNonNull(recoveryInterval, "recoveryInterval");
+      steps = steps.andThen(b -> b.recoveryInterval(recoveryInterval));
+      return this;
+    }
+
+    /**
+     * Pause between passes of the sweeper that deletes expired records (leaving tombstones); zero
+     * turns sweeping off on this node. Default 1 minute. {@link #build()} rejects a negative value.
+     */
+    public Builder sweepInterval(Duration sweepInterval) {
+      Objects.requireNonNull(sweepInterval, "sweepInterval");
+      steps = steps.andThen(b -> b.sweepInterval(sweepInterval));
+      return this;
+    }
+
+    /** Whether this node delivers the outbox's messages. Default true. */
+    public Builder relayEnabled(boolean relayEnabled) {
+      steps = steps.andThen(b -> b.relayEnabled(relayEnabled));
+      return this;
+    }
+
+    /**
+     * At start, the node compares its retention settings with those recorded in the ledger and
+     * refuses to start on a difference; the first node records them. With {@code true} it records
+     * its own over the ledger's instead, and logs each change as a warning: an operator changing
+     * the settings on purpose. Default false.
+     */
+    public Builder adoptLedgerSettings(boolean adoptLedgerSettings) {
+      steps = steps.andThen(b -> b.adoptLedgerSettings(adoptLedgerSettings));
+      return this;
+    }
+
+    /**
+     * Age from which an {@code IN_PROGRESS} operation needs attention (metrics, console). Default 5
+     * minutes. {@link #build()} rejects zero or a negative value.
+     */
+    public Builder staleAfter(Duration staleAfter) {
+      Objects.requireNonNull(staleAfter, "staleAfter");
+      steps = steps.andThen(b -> b.staleAfter(staleAfter));
+      return this;
+    }
+
+    /**
+     * The rate of new operations (keys not yet recorded) each tenant may start: at most {@code
+     * permits} per {@code period} (a period of at most a day), in bursts of up to {@code permits}.
+     * Replays and lookups do not count; {@code 0} lets every tenant start new operations as fast as
+     * the database takes them. Default 1000 per second.
+     *
+     * @throws IllegalArgumentException for a negative {@code permits} or a period that is not
+     *     positive and at most a day
+     */
+    public Builder newOperationLimit(long permits, Duration period) {
+      Objects.requireNonNull(period, "period");
+      if (permits < 0) {
+        throw new IllegalArgumentException(
+            "newOperationLimit: permits must be 0 (no limit) or more");
+      }
+      try {
+        this.newOperationLimit =
+            permits == 0 ? Optional.empty() : Optional.of(new RateLimit(permits, period));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("newOperationLimit: " + e.getMessage(), e);
+      }
+      return this;
+    }
+
+    /**
+     * Applies the rate limit of new operations across every node on this ledger (buckets in the
+     * database) instead of per node in memory. PostgreSQL only: {@link #build()} refuses it on
+     * SQLite. Default false (per node).
+     */
+    public Builder sharedRateLimit(boolean sharedRateLimit) {
+      steps = steps.andThen(b -> b.sharedRateLimit(sharedRateLimit));
+      return this;
+    }
+
+    /**
+     * Whether the HTTP API also serves MCP at {@code /mcp} (when it is served at all, {@link #http}
+     * or {@link #mountedHttp}). Default true.
+     */
+    public Builder mcpEnabled(boolean mcpEnabled) {
+      steps = steps.andThen(b -> b.mcp(mcpEnabled ? McpOptions.defaults() : McpOptions.disabled()));
+      return this;
+    }
+
+    /**
+     * Also registers the ledger's meters (requests, effects, latencies, database gauges) in the
+     * application's Micrometer registry. Default: the ledger's own registry only.
+     */
+    public Builder meterRegistry(MeterRegistry meterRegistry) {
+      Objects.requireNonNull(meterRegistry, "meterRegistry");
+      steps = steps.andThen(b -> b.meterRegistry(meterRegistry));
       return this;
     }
 
@@ -266,6 +373,12 @@ public final class ToolLedger implements AutoCloseable {
       return this;
     }
 
+    private EngineConfig engineConfig() {
+      EngineConfig.Builder engine = EngineConfig.builder().nodeId(nodeId);
+      newOperationLimit.ifPresentOrElse(engine::newOperationLimit, engine::unlimitedNewOperations);
+      return engine.build();
+    }
+
     /**
      * Opens the database, applies the ledger's and the plugins' migrations, and starts.
      *
@@ -277,9 +390,7 @@ public final class ToolLedger implements AutoCloseable {
               ? JdbcLedgerStore.onDataSource(dataSource, busyTimeout, claimWait, List.of())
               : location.open(List.of(), synchronous, busyTimeout, claimWait);
       try {
-        ToolLedgerApp.Builder builder =
-            ToolLedgerApp.builder(store)
-                .engineConfig(EngineConfig.builder().nodeId(nodeId).build());
+        ToolLedgerApp.Builder builder = ToolLedgerApp.builder(store).engineConfig(engineConfig());
         http.ifPresent(builder::serverConfig);
         steps.accept(builder);
         ToolLedgerApp app;

@@ -1,8 +1,8 @@
 package dev.toolledger.server;
 
-import dev.toolledger.core.json.Json;
-import dev.toolledger.core.problem.Problem;
-import dev.toolledger.core.problem.ProblemType;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.Problem;
+import dev.toolledger.protocol.ProblemType;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,7 @@
 package dev.toolledger.server;
 
-import dev.toolledger.core.ToolLedgerException;
 import dev.toolledger.jdbc.LedgerSettings.Difference;
+import dev.toolledger.protocol.ToolLedgerException;
 import java.util.List;
 import java.util.stream.Collectors;
 

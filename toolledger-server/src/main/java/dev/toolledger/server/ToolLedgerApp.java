@@ -14,6 +14,7 @@ import dev.toolledger.core.outbox.OutboxRelay;
 import dev.toolledger.core.tool.ToolRegistry;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.LedgerSettings;
+import dev.toolledger.protocol.NotApi;
 import dev.toolledger.server.auth.OperatorAuthenticator;
 import dev.toolledger.server.auth.Principal;
 import dev.toolledger.server.auth.Tokens;
@@ -55,6 +56,7 @@ import org.eclipse.jetty.server.Handler;
  *
  * <p>The store is not owned: close it after the app.
  */
+@NotApi
 public final class ToolLedgerApp implements AutoCloseable {
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(ToolLedgerApp.class);

@@ -1,6 +1,7 @@
 package dev.toolledger.server;
 
 import dev.toolledger.core.engine.LedgerEngine;
+import dev.toolledger.protocol.NotApi;
 import dev.toolledger.server.auth.Tokens;
 import dev.toolledger.server.http.ApiServlet;
 import dev.toolledger.server.http.BoundedBody;
@@ -46,6 +47,7 @@ import org.slf4j.LoggerFactory;
  * configured grace), so an operation that was claimed records its outcome before the process exits;
  * MCP tool calls already handed to the engine are then waited for up to the MCP drain timeout.
  */
+@NotApi
 public final class ToolLedgerServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ToolLedgerServer.class);
 

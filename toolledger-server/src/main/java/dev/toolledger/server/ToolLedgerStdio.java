@@ -3,6 +3,7 @@ package dev.toolledger.server;
 import dev.toolledger.core.engine.ExpirySweeper;
 import dev.toolledger.core.engine.RecoveryWorker;
 import dev.toolledger.core.outbox.OutboxRelay;
+import dev.toolledger.protocol.NotApi;
 import dev.toolledger.server.mcp.McpStdio;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -11,6 +12,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * A ToolLedger node that serves MCP on stdio instead of HTTP: the same tools and background workers
  * as {@link ToolLedgerApp}. The store is not owned: close it after this.
  */
+@NotApi
 public final class ToolLedgerStdio implements AutoCloseable {
   private final McpStdio mcp;
   private final Optional<OutboxRelay> relay;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.toolledger.api.TenantId;
 import dev.toolledger.core.auth.Scopes;
-import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.protocol.OperationKey;
 import dev.toolledger.server.Http.Reply;
 import dev.toolledger.server.auth.OperatorAuthenticator;
 import dev.toolledger.server.console.ConsoleServlet;

@@ -3,7 +3,7 @@ package dev.toolledger.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.protocol.OperationKey;
 import dev.toolledger.server.Http.Reply;
 import dev.toolledger.server.auth.OperatorAuthenticator;
 import java.net.URLEncoder;

@@ -1,7 +1,7 @@
 package dev.toolledger.server;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 import dev.toolledger.jdbc.testing.PgReplicaPair;
 import dev.toolledger.jdbc.testing.PgReplicaPair.Replication;
 import dev.toolledger.server.Http.Reply;

@@ -12,7 +12,7 @@ import dev.toolledger.api.ToolDescriptor;
 import dev.toolledger.api.ToolResponse;
 import dev.toolledger.api.TransactionContext;
 import dev.toolledger.api.TransactionalTool;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 import dev.toolledger.server.Http.Reply;
 import java.nio.file.Path;
 import java.util.List;

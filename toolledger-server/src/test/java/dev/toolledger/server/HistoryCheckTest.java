@@ -3,7 +3,7 @@ package dev.toolledger.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 import dev.toolledger.server.Http.Reply;
 import java.sql.Connection;
 import java.sql.ResultSet;

@@ -1,7 +1,7 @@
 package dev.toolledger.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;

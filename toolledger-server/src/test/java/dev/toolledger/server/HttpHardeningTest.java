@@ -7,7 +7,7 @@ import dev.toolledger.api.EffectContext;
 import dev.toolledger.api.EffectResult;
 import dev.toolledger.api.ExternalTool;
 import dev.toolledger.api.ToolDescriptor;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 import dev.toolledger.server.Http.Reply;
 import java.net.URI;
 import java.net.http.HttpTimeoutException;

@@ -6,7 +6,7 @@ import dev.toolledger.api.EffectResult;
 import dev.toolledger.api.ExternalTool;
 import dev.toolledger.api.ToolDescriptor;
 import dev.toolledger.api.ToolResponse;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;

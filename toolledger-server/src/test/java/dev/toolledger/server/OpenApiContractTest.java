@@ -8,11 +8,11 @@ import dev.toolledger.api.TransactionalTool;
 import dev.toolledger.core.auth.Scopes;
 import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.engine.RateLimit;
-import dev.toolledger.core.json.Json;
 import dev.toolledger.examples.notes.NotesPlugin;
 import dev.toolledger.examples.notes.NotesTool;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.SqliteOptions;
+import dev.toolledger.protocol.Json;
 import dev.toolledger.server.Http.Reply;
 import dev.toolledger.server.ValidatingProxy.Exchange;
 import dev.toolledger.testkit.FailAfterEffect;
@@ -159,7 +159,7 @@ class OpenApiContractTest {
     document.at("/components/schemas/ProblemType/enum").forEach(t -> types.add(t.asText()));
     assertThat(types)
         .containsExactlyElementsOf(
-            java.util.Arrays.stream(dev.toolledger.core.problem.ProblemType.values())
+            java.util.Arrays.stream(dev.toolledger.protocol.ProblemType.values())
                 .map(t -> t.uri().toString())
                 .toList());
   }

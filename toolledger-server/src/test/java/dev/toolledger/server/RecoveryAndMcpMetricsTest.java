@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.toolledger.api.TenantId;
 import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.fingerprint.Fingerprinter;
-import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.json.Json;
 import dev.toolledger.core.operation.OperationIntent;
 import dev.toolledger.core.store.ClaimResult;
 import dev.toolledger.core.store.LeaseClaim;
@@ -15,6 +13,8 @@ import dev.toolledger.examples.notes.NotesPlugin;
 import dev.toolledger.examples.notes.NotesTool;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.SqliteOptions;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.OperationKey;
 import dev.toolledger.server.mcp.McpConventions;
 import dev.toolledger.server.observe.LedgerMetrics;
 import dev.toolledger.testkit.MovableClock;
@@ -127,7 +127,7 @@ class RecoveryAndMcpMetricsTest {
       }
       assertThat(settled).isEqualTo(1.0);
       assertThat(app.engine().lookup(ACME, OperationKey.of("op-orphan")).orElseThrow().state())
-          .isNotEqualTo(dev.toolledger.core.operation.OperationState.IN_PROGRESS);
+          .isNotEqualTo(dev.toolledger.protocol.OperationState.IN_PROGRESS);
     }
   }
 }

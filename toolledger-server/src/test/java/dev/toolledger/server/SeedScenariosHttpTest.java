@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 import dev.toolledger.server.Http.Reply;
 import dev.toolledger.testkit.DropPolicy;
 import dev.toolledger.testkit.LossyProxy;

@@ -3,7 +3,7 @@ package dev.toolledger.springai;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.toolledger.client.Outcome;
 import dev.toolledger.client.ProblemDetails;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 
 /**
  * What the model is told about an outcome: one JSON object per tool call, whose {@code outcome} is

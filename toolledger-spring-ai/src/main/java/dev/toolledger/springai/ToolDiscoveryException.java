@@ -1,6 +1,6 @@
 package dev.toolledger.springai;
 
-import dev.toolledger.core.ToolLedgerException;
+import dev.toolledger.protocol.ToolLedgerException;
 
 /** The server's tool list could not be read; no callbacks were made. */
 public final class ToolDiscoveryException extends ToolLedgerException {

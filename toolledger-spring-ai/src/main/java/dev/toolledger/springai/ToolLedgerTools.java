@@ -2,8 +2,8 @@ package dev.toolledger.springai;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.toolledger.client.ToolLedgerClient;
-import dev.toolledger.core.json.Json;
-import dev.toolledger.core.json.MalformedJsonException;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.MalformedJsonException;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

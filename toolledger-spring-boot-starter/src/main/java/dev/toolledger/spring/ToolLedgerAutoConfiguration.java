@@ -6,7 +6,6 @@ import dev.toolledger.api.TransactionalTool;
 import dev.toolledger.embed.ToolLedger;
 import dev.toolledger.server.HttpMount;
 import dev.toolledger.server.ServerConfig;
-import dev.toolledger.server.mcp.McpOptions;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletException;
@@ -91,21 +90,18 @@ public class ToolLedgerAutoConfiguration {
                     tool instanceof TransactionalTool transactional
                         ? new SpringTransactionalTool(transactional, dataSource)
                         : tool));
+    builder
+        .tokenCacheTtl(properties.getTokenCacheTtl())
+        .recoveryInterval(properties.getRecoveryInterval())
+        .sweepInterval(properties.getSweepInterval())
+        .relayEnabled(properties.isRelayEnabled())
+        .adoptLedgerSettings(properties.isAdoptLedgerSettings())
+        .staleAfter(properties.getStaleAfter())
+        .mcpEnabled(properties.isMcpEnabled());
     MeterRegistry registry = meters.getIfAvailable();
-    builder.node(
-        node -> {
-          node.tokenCacheTtl(properties.getTokenCacheTtl())
-              .recoveryInterval(properties.getRecoveryInterval())
-              .sweepInterval(properties.getSweepInterval())
-              .relayEnabled(properties.isRelayEnabled())
-              .adoptLedgerSettings(properties.isAdoptLedgerSettings())
-              .staleAfter(properties.getStaleAfter())
-              .mcp(properties.isMcpEnabled() ? McpOptions.defaults() : McpOptions.disabled());
-          if (registry != null) {
-            node.meterRegistry(registry);
-          }
-          return node;
-        });
+    if (registry != null) {
+      builder.meterRegistry(registry);
+    }
     return builder.build();
   }
 

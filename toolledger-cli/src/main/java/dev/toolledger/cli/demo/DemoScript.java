@@ -1,13 +1,13 @@
 package dev.toolledger.cli.demo;
 
 import dev.toolledger.api.TransactionalTool;
-import dev.toolledger.core.json.Json;
 import dev.toolledger.core.outbox.OutboxState;
 import dev.toolledger.examples.notes.NotesPlugin;
 import dev.toolledger.examples.notes.NotesTables;
 import dev.toolledger.examples.notes.NotesTool;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.SqliteOptions;
+import dev.toolledger.protocol.Json;
 import dev.toolledger.server.ServerConfig;
 import dev.toolledger.server.ToolLedgerApp;
 import dev.toolledger.server.attachments.AttachmentService;

@@ -1,10 +1,10 @@
 package dev.toolledger.server.mcp;
 
 import dev.toolledger.core.engine.ExecutionOutcome;
-import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.operation.OperationRecord;
-import dev.toolledger.core.operation.OperationState;
-import dev.toolledger.core.problem.Problem;
+import dev.toolledger.protocol.OperationKey;
+import dev.toolledger.protocol.OperationState;
+import dev.toolledger.protocol.Problem;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.time.Duration;
 import java.util.List;

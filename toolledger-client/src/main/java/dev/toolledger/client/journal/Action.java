@@ -1,7 +1,7 @@
 package dev.toolledger.client.journal;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.toolledger.core.fingerprint.CanonicalJson;
+import dev.toolledger.protocol.CanonicalJson;
 import java.util.Objects;
 
 /**

@@ -1,6 +1,6 @@
 package dev.toolledger.client.journal;
 
-import dev.toolledger.core.ToolLedgerException;
+import dev.toolledger.protocol.ToolLedgerException;
 
 /** The journal could not be read or written; the message says what and why, never parameters. */
 public class JournalException extends ToolLedgerException {

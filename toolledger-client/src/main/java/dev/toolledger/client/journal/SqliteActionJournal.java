@@ -1,9 +1,9 @@
 package dev.toolledger.client.journal;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.json.Json;
-import dev.toolledger.core.operation.StoredResponse;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.OperationKey;
+import dev.toolledger.protocol.StoredResponse;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystems;

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.json.Json;
-import dev.toolledger.core.operation.StoredResponse;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.OperationKey;
+import dev.toolledger.protocol.StoredResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;

@@ -3,7 +3,7 @@ package dev.toolledger.core.engine;
 import dev.toolledger.api.TenantId;
 import dev.toolledger.core.fingerprint.Sha256;
 import dev.toolledger.core.identity.KeyHasher;
-import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.protocol.OperationKey;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;

@@ -4,8 +4,8 @@ import dev.toolledger.api.Outbox;
 import dev.toolledger.api.SqlDialect;
 import dev.toolledger.api.TenantId;
 import dev.toolledger.api.TransactionContext;
-import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.store.LedgerTransaction;
+import dev.toolledger.protocol.OperationKey;
 import java.sql.Connection;
 import java.time.Instant;
 

@@ -1,9 +1,9 @@
 package dev.toolledger.core.engine;
 
 import dev.toolledger.core.operation.OperationRecord;
-import dev.toolledger.core.operation.StoredResponse;
 import dev.toolledger.core.operation.Tombstone;
 import dev.toolledger.core.schema.Violation;
+import dev.toolledger.protocol.StoredResponse;
 import java.time.Duration;
 import java.util.List;
 

@@ -2,7 +2,7 @@ package dev.toolledger.core.engine;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.toolledger.api.TenantId;
-import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.protocol.OperationKey;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

@@ -1,7 +1,7 @@
 package dev.toolledger.core.engine;
 
 import dev.toolledger.api.TenantId;
-import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.protocol.OperationKey;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLongArray;
 

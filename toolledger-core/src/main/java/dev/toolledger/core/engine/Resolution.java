@@ -1,6 +1,6 @@
 package dev.toolledger.core.engine;
 
-import dev.toolledger.core.operation.StoredResponse;
+import dev.toolledger.protocol.StoredResponse;
 import java.util.Objects;
 
 /** What a caller or an operator asks of {@link LedgerEngine#resolve}. */

@@ -1,6 +1,6 @@
 package dev.toolledger.core.engine;
 
-import dev.toolledger.core.ToolLedgerException;
+import dev.toolledger.protocol.ToolLedgerException;
 
 /**
  * The tool threw instead of returning an outcome. Its transaction was rolled back and nothing was

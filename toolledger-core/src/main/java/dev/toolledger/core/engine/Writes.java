@@ -60,7 +60,7 @@ final class Writes {
       Thread.sleep(millis);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new dev.toolledger.core.ToolLedgerException("interrupted while waiting", e);
+      throw new dev.toolledger.protocol.ToolLedgerException("interrupted while waiting", e);
     }
   }
 }

@@ -1,6 +1,7 @@
 package dev.toolledger.core.fingerprint;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.toolledger.protocol.CanonicalJson;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 

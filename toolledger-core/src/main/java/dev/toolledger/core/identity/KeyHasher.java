@@ -1,6 +1,7 @@
 package dev.toolledger.core.identity;
 
 import dev.toolledger.api.TenantId;
+import dev.toolledger.protocol.OperationKey;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;

@@ -1,5 +1,6 @@
 package dev.toolledger.core.operation;
 
+import dev.toolledger.protocol.OperationState;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;

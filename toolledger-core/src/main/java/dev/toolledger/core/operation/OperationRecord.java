@@ -1,7 +1,9 @@
 package dev.toolledger.core.operation;
 
 import dev.toolledger.api.TenantId;
-import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.protocol.OperationKey;
+import dev.toolledger.protocol.OperationState;
+import dev.toolledger.protocol.StoredResponse;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;

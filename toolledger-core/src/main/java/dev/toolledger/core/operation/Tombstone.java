@@ -2,7 +2,7 @@ package dev.toolledger.core.operation;
 
 import dev.toolledger.api.TenantId;
 import dev.toolledger.core.fingerprint.Fingerprint;
-import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.protocol.OperationKey;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;

@@ -2,10 +2,10 @@ package dev.toolledger.core.store;
 
 import dev.toolledger.api.SqlDialect;
 import dev.toolledger.api.TenantId;
-import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationRecord;
 import dev.toolledger.core.operation.Tombstone;
+import dev.toolledger.protocol.OperationKey;
 import java.util.List;
 import java.util.Optional;
 

@@ -1,8 +1,8 @@
 package dev.toolledger.core.store;
 
 import dev.toolledger.api.TenantId;
-import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.operation.OperationIntent;
+import dev.toolledger.protocol.OperationKey;
 import java.time.Instant;
 import java.util.Objects;
 

@@ -1,6 +1,6 @@
 package dev.toolledger.core.store;
 
-import dev.toolledger.core.ToolLedgerException;
+import dev.toolledger.protocol.ToolLedgerException;
 
 /** The ledger's database failed in a way that retrying will not fix. */
 public class StoreException extends ToolLedgerException {

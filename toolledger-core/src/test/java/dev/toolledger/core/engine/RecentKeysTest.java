@@ -3,7 +3,7 @@ package dev.toolledger.core.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolledger.api.TenantId;
-import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.protocol.OperationKey;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

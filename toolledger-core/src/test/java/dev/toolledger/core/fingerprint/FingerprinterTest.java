@@ -2,7 +2,8 @@ package dev.toolledger.core.fingerprint;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.CanonicalJson;
+import dev.toolledger.protocol.Json;
 import org.junit.jupiter.api.Test;
 
 class FingerprinterTest {

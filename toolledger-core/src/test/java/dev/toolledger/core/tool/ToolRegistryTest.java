@@ -8,7 +8,7 @@ import dev.toolledger.api.ToolDescriptor;
 import dev.toolledger.api.ToolResponse;
 import dev.toolledger.api.TransactionContext;
 import dev.toolledger.api.TransactionalTool;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 import org.junit.jupiter.api.Test;
 
 class ToolRegistryTest {

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.toolledger.api.TenantId;
-import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.declarative.Http;
 import dev.toolledger.declarative.Http.Reply;
 import dev.toolledger.declarative.http.InvoiceService.Next;
 import dev.toolledger.jdbc.SqliteBackup;
+import dev.toolledger.protocol.OperationKey;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -77,7 +77,7 @@ class DownstreamKeyInstallationsTest {
     InvoiceTools.load(dir, InvoiceTools.EXAMPLE, upstream)
         .perform(
             new dev.toolledger.api.EffectContext(TenantId.of("warm-up"), "tl2-warm-up", 1),
-            dev.toolledger.core.json.Json.parse(INVOICE));
+            dev.toolledger.protocol.Json.parse(INVOICE));
     upstream.then(Next.CREATE_THEN_DROP);
     upstream.lookupAvailable = false;
     Reply lost = Http.post(production.node(0), TOOL, acme, "inv-1", INVOICE);

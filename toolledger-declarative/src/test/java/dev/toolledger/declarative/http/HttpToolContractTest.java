@@ -178,7 +178,7 @@ abstract class HttpToolContractTest {
     String predicted =
         dev.toolledger.core.engine.DownstreamKeys.legacy(
             dev.toolledger.api.TenantId.of("acme"),
-            dev.toolledger.core.identity.OperationKey.of("inv-1"));
+            dev.toolledger.protocol.OperationKey.of("inv-1"));
     java.net.http.HttpResponse<String> intruder =
         java.net.http.HttpClient.newHttpClient()
             .send(
@@ -228,7 +228,7 @@ abstract class HttpToolContractTest {
                 .downstreamKeys()
                 .derive(
                     dev.toolledger.api.TenantId.of("acme"),
-                    dev.toolledger.core.identity.OperationKey.of("inv-1")))
+                    dev.toolledger.protocol.OperationKey.of("inv-1")))
         .isNotEqualTo(claimedWith);
 
     upstream.lookupAvailable = true;

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;

@@ -1,11 +1,11 @@
 package dev.toolledger.jdbc.ops;
 
 import dev.toolledger.api.TenantId;
-import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.operation.OperationState;
 import dev.toolledger.core.outbox.OutboxState;
 import dev.toolledger.core.store.StoreException;
 import dev.toolledger.jdbc.JdbcLedgerStore;
+import dev.toolledger.protocol.OperationKey;
+import dev.toolledger.protocol.OperationState;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,8 +1,8 @@
 package dev.toolledger.jdbc.ops;
 
 import dev.toolledger.api.TenantId;
-import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.operation.OperationState;
+import dev.toolledger.protocol.OperationKey;
+import dev.toolledger.protocol.OperationState;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;

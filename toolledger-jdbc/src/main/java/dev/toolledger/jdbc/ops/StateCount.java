@@ -1,6 +1,6 @@
 package dev.toolledger.jdbc.ops;
 
-import dev.toolledger.core.operation.OperationState;
+import dev.toolledger.protocol.OperationState;
 import java.util.Objects;
 import java.util.Optional;
 

@@ -1,7 +1,7 @@
 package dev.toolledger.server.auth;
 
-import dev.toolledger.core.problem.Problem;
-import dev.toolledger.core.problem.ProblemType;
+import dev.toolledger.protocol.Problem;
+import dev.toolledger.protocol.ProblemType;
 import jakarta.servlet.http.HttpServletRequest;
 import java.util.Enumeration;
 import java.util.Optional;

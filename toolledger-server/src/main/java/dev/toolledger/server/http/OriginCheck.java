@@ -1,7 +1,7 @@
 package dev.toolledger.server.http;
 
-import dev.toolledger.core.problem.Problem;
-import dev.toolledger.core.problem.ProblemType;
+import dev.toolledger.protocol.Problem;
+import dev.toolledger.protocol.ProblemType;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpFilter;

@@ -1,7 +1,7 @@
 package dev.toolledger.server.http;
 
-import dev.toolledger.core.json.Json;
-import dev.toolledger.core.problem.Problem;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.Problem;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

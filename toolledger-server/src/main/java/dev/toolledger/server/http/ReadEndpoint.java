@@ -22,14 +22,14 @@ public interface ReadEndpoint {
   /** A read that the server refuses to answer, answered as this problem. */
   final class Refused extends RuntimeException {
     private static final long serialVersionUID = 1L;
-    private final transient dev.toolledger.core.problem.Problem problem;
+    private final transient dev.toolledger.protocol.Problem problem;
 
-    public Refused(dev.toolledger.core.problem.Problem problem) {
+    public Refused(dev.toolledger.protocol.Problem problem) {
       super(problem.detail());
       this.problem = problem;
     }
 
-    public dev.toolledger.core.problem.Problem problem() {
+    public dev.toolledger.protocol.Problem problem() {
       return problem;
     }
   }

@@ -2,8 +2,8 @@ package dev.toolledger.server.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.toolledger.core.engine.Resolution;
-import dev.toolledger.core.json.Json;
-import dev.toolledger.core.operation.StoredResponse;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.StoredResponse;
 
 /**
  * The body of {@code POST /v1/operations/{key}/resolve}.
@@ -45,7 +45,7 @@ public final class ResolutionJson {
   /**
    * The resolution a body asks for.
    *
-   * @throws dev.toolledger.core.json.MalformedJsonException when it is not one JSON document
+   * @throws dev.toolledger.protocol.MalformedJsonException when it is not one JSON document
    * @throws IllegalArgumentException when it is JSON but not a resolution
    */
   public static Resolution parse(byte[] body) {

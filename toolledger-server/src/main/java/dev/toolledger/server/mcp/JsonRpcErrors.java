@@ -3,8 +3,8 @@ package dev.toolledger.server.mcp;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.toolledger.core.json.Json;
-import dev.toolledger.core.problem.ProblemType;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.ProblemType;
 
 /**
  * The JSON-RPC errors that ToolLedger's MCP endpoint answers itself, each with a stable code and,

@@ -1,7 +1,7 @@
 package dev.toolledger.server.mcp;
 
-import dev.toolledger.core.identity.InvalidOperationKeyException;
-import dev.toolledger.core.identity.OperationKey;
+import dev.toolledger.protocol.InvalidOperationKeyException;
+import dev.toolledger.protocol.OperationKey;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;

@@ -1,8 +1,8 @@
 package dev.toolledger.server.observe;
 
-import dev.toolledger.core.json.Json;
-import dev.toolledger.core.problem.Problem;
-import dev.toolledger.core.problem.ProblemType;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.Problem;
+import dev.toolledger.protocol.ProblemType;
 import dev.toolledger.server.auth.AuthorizationHeader;
 import dev.toolledger.server.auth.OperatorAuthenticator;
 import jakarta.servlet.http.HttpServlet;

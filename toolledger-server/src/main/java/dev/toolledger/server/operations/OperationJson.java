@@ -2,11 +2,11 @@ package dev.toolledger.server.operations;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.toolledger.core.json.Json;
 import dev.toolledger.core.operation.HistoryEntry;
 import dev.toolledger.core.operation.OperationIntent;
 import dev.toolledger.core.operation.OperationRecord;
-import dev.toolledger.core.operation.StoredResponse;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.StoredResponse;
 import java.time.Instant;
 import java.util.List;
 

@@ -1,9 +1,9 @@
 package dev.toolledger.server.operations;
 
-import dev.toolledger.core.json.Json;
 import dev.toolledger.core.operation.Tombstone;
-import dev.toolledger.core.problem.Problem;
-import dev.toolledger.core.problem.ProblemType;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.Problem;
+import dev.toolledger.protocol.ProblemType;
 
 /** Problem documents about an operation that HTTP and MCP answer alike. */
 public final class OperationProblems {

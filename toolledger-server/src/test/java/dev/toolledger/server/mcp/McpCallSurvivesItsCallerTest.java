@@ -3,9 +3,9 @@ package dev.toolledger.server.mcp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolledger.api.TenantId;
-import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.operation.OperationRecord;
-import dev.toolledger.core.operation.OperationState;
+import dev.toolledger.protocol.OperationKey;
+import dev.toolledger.protocol.OperationState;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.net.Socket;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import dev.toolledger.core.json.Json;
-import dev.toolledger.core.problem.ProblemType;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.ProblemType;
 import dev.toolledger.testkit.MovableClock;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;

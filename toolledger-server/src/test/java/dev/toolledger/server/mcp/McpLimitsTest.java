@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolledger.core.engine.EngineConfig;
 import dev.toolledger.core.engine.RateLimit;
-import dev.toolledger.core.problem.ProblemType;
+import dev.toolledger.protocol.ProblemType;
 import dev.toolledger.testkit.MovableClock;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;

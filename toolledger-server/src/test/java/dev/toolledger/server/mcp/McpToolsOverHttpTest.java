@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.toolledger.core.json.Json;
-import dev.toolledger.core.problem.ProblemType;
 import dev.toolledger.examples.notes.NotesPlugin;
 import dev.toolledger.examples.notes.NotesTool;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.ProblemType;
 import dev.toolledger.server.RawHttp;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;

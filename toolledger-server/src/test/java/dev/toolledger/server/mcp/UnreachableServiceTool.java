@@ -5,7 +5,7 @@ import dev.toolledger.api.EffectContext;
 import dev.toolledger.api.EffectResult;
 import dev.toolledger.api.ExternalTool;
 import dev.toolledger.api.ToolDescriptor;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 
 /** A test-only external tool whose downstream is never reachable: nothing ever happens. */
 final class UnreachableServiceTool implements ExternalTool {

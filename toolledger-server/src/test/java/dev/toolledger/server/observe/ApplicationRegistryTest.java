@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.toolledger.api.TenantId;
 import dev.toolledger.core.engine.Invocation;
-import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.json.Json;
 import dev.toolledger.examples.notes.NotesPlugin;
 import dev.toolledger.examples.notes.NotesTables;
 import dev.toolledger.examples.notes.NotesTool;
 import dev.toolledger.jdbc.JdbcLedgerStore;
 import dev.toolledger.jdbc.SqliteOptions;
+import dev.toolledger.protocol.Json;
+import dev.toolledger.protocol.OperationKey;
 import dev.toolledger.server.ToolLedgerApp;
 import dev.toolledger.server.plugins.PluginRegistration;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -9,7 +9,7 @@ import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.UUID;

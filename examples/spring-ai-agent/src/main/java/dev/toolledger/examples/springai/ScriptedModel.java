@@ -1,7 +1,7 @@
 package dev.toolledger.examples.springai;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.toolledger.core.json.Json;
+import dev.toolledger.protocol.Json;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -1,4 +1,4 @@
-package dev.toolledger.core.json;
+package dev.toolledger.protocol;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -21,6 +21,7 @@ import java.io.UncheckedIOException;
  * {@code {"title":"a","title":"b"}} has no single meaning, so it cannot have a single fingerprint.
  * Trailing tokens after the document are rejected for the same reason.
  */
+@NotApi
 public final class Json {
   private static final ObjectMapper MAPPER =
       JsonMapper.builder()

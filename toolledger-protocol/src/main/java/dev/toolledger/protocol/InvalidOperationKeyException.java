@@ -1,6 +1,4 @@
-package dev.toolledger.core.identity;
-
-import dev.toolledger.core.ToolLedgerException;
+package dev.toolledger.protocol;
 
 /** An operation key that breaks the key rules; the message says which rule. */
 public final class InvalidOperationKeyException extends ToolLedgerException {

@@ -1,8 +1,11 @@
-package dev.toolledger.client;
+package dev.toolledger.client.internal;
 
+import dev.toolledger.client.Outcome;
+import dev.toolledger.client.ProblemDetails;
 import dev.toolledger.client.retry.AttemptResult;
-import dev.toolledger.core.identity.OperationKey;
-import dev.toolledger.core.problem.ProblemType;
+import dev.toolledger.protocol.NotApi;
+import dev.toolledger.protocol.OperationKey;
+import dev.toolledger.protocol.ProblemType;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -11,6 +14,7 @@ import java.util.Optional;
  * caller: retried, {@link Outcome.Unknown} or {@link Outcome.Rejected}. One decision for every
  * transport, so that HTTP and MCP cannot drift apart (docs/client.md has the table).
  */
+@NotApi
 public final class ProblemOutcomes {
   private ProblemOutcomes() {}
 

@@ -1,6 +1,5 @@
-package dev.toolledger.core.identity;
+package dev.toolledger.protocol;
 
-import dev.toolledger.api.TenantId;
 import java.util.Objects;
 
 /**
@@ -11,7 +10,7 @@ import java.util.Objects;
  * spaces, no control characters, nothing outside ASCII. That is the character set of the IETF
  * {@code Idempotency-Key} header's string value without its quotes, and what a random UUID, a ULID
  * or a base64url token already use. A key is not a secret and grants no access: every lookup is
- * also scoped by the authenticated {@link TenantId}.
+ * also scoped by the caller's tenant, which the ledger takes from the authenticated credential.
  */
 public record OperationKey(String value) {
   public static final int MAX_LENGTH = 255;
@@ -88,7 +87,8 @@ public record OperationKey(String value) {
 
   /**
    * Deliberately neither the key nor a hash of it, so that a stray log statement cannot leak it: a
-   * plain hash of a guessable key confirms the guess. Logs name keys by {@link KeyHasher}.
+   * plain hash of a guessable key confirms the guess. The ledger's logs name keys by a keyed hash
+   * (its {@code KeyHasher}).
    */
   @Override
   public String toString() {

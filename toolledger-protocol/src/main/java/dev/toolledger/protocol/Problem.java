@@ -1,14 +1,14 @@
-package dev.toolledger.core.problem;
+package dev.toolledger.protocol;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.toolledger.core.json.Json;
 import java.util.Objects;
 
 /**
  * An RFC 9457 problem detail: a stable type, a status, a short title, a detail that says what to
  * do, and optional extension members (for example {@code errors} naming the fields at fault).
  */
+@NotApi
 public record Problem(ProblemType type, String detail, ObjectNode extensions) {
   public Problem {
     Objects.requireNonNull(type, "type");

@@ -1,4 +1,4 @@
-package dev.toolledger.core;
+package dev.toolledger.protocol;
 
 /**
  * Root of every exception ToolLedger throws on purpose. Messages carry what is needed to act on the

@@ -1,4 +1,4 @@
-package dev.toolledger.core.fingerprint;
+package dev.toolledger.protocol;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
@@ -20,6 +20,7 @@ import org.erdtman.jcs.NumberToJSON;
  * precision and two such integers may canonicalize alike. Tools that need exact large integers
  * should take them as strings.
  */
+@NotApi
 public final class CanonicalJson {
   private CanonicalJson() {}
 
@@ -35,7 +36,8 @@ public final class CanonicalJson {
     return canonicalize(node).getBytes(StandardCharsets.UTF_8);
   }
 
-  static void write(JsonNode node, StringBuilder out) {
+  /** Appends the canonical form of {@code node} to {@code out}. */
+  public static void write(JsonNode node, StringBuilder out) {
     switch (node.getNodeType()) {
       case OBJECT -> writeObject(node, out);
       case ARRAY -> {
@@ -98,7 +100,8 @@ public final class CanonicalJson {
     }
   }
 
-  static void writeString(String value, StringBuilder out) {
+  /** Appends {@code value} as a canonical JSON string, quotes included. */
+  public static void writeString(String value, StringBuilder out) {
     out.append('"');
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);

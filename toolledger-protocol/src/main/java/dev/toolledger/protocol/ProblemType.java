@@ -1,4 +1,4 @@
-package dev.toolledger.core.problem;
+package dev.toolledger.protocol;
 
 import java.net.URI;
 import java.util.Arrays;

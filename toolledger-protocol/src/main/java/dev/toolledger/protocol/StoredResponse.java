@@ -1,4 +1,4 @@
-package dev.toolledger.core.operation;
+package dev.toolledger.protocol;
 
 import java.util.Objects;
 

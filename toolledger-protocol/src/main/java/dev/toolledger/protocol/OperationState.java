@@ -1,4 +1,4 @@
-package dev.toolledger.core.operation;
+package dev.toolledger.protocol;
 
 /**
  * Where an operation stands. Only {@link #COMPLETED} carries an outcome that may be replayed;

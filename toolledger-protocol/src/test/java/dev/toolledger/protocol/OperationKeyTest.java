@@ -1,4 +1,4 @@
-package dev.toolledger.core.identity;
+package dev.toolledger.protocol;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

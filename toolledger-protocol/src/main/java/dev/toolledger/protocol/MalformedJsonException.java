@@ -1,8 +1,7 @@
-package dev.toolledger.core.json;
-
-import dev.toolledger.core.ToolLedgerException;
+package dev.toolledger.protocol;
 
 /** A request body that is not one well-formed JSON document. */
+@NotApi
 public final class MalformedJsonException extends ToolLedgerException {
   public MalformedJsonException(String reason) {
     super("the body is not valid JSON: " + reason);
