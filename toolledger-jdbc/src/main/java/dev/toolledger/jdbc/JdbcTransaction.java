@@ -179,7 +179,7 @@ final class JdbcTransaction implements LedgerTransaction {
     try {
       return OperationRows.select(connection, dialect.statements(), tenant, key);
     } catch (SQLException e) {
-      throw new JdbcLedgerStore.WrappedSqlException(e);
+      throw new WrappedSqlException(e);
     }
   }
 
@@ -189,7 +189,7 @@ final class JdbcTransaction implements LedgerTransaction {
     try {
       return RetentionRows.select(connection, dialect.statements(), tenant, key);
     } catch (SQLException e) {
-      throw new JdbcLedgerStore.WrappedSqlException(e);
+      throw new WrappedSqlException(e);
     }
   }
 
@@ -218,7 +218,7 @@ final class JdbcTransaction implements LedgerTransaction {
           return new ClaimResult.Expired(tombstone.get());
         }
       } catch (SQLException e) {
-        throw new JdbcLedgerStore.WrappedSqlException(e);
+        throw new WrappedSqlException(e);
       }
       reserved = operation;
       return new ClaimResult.Claimed(1);
@@ -310,7 +310,7 @@ final class JdbcTransaction implements LedgerTransaction {
       reserved = operation;
       return new ClaimResult.Claimed(1);
     } catch (SQLException e) {
-      throw new JdbcLedgerStore.WrappedSqlException(e);
+      throw new WrappedSqlException(e);
     }
   }
 
@@ -412,7 +412,7 @@ final class JdbcTransaction implements LedgerTransaction {
       throw new TransientStoreException(
           "the key's record was swept while it was being claimed", null);
     } catch (SQLException e) {
-      throw new JdbcLedgerStore.WrappedSqlException(e);
+      throw new WrappedSqlException(e);
     }
   }
 
@@ -486,7 +486,7 @@ final class JdbcTransaction implements LedgerTransaction {
       bindHistory(ps, rows);
       ps.executeUpdate();
     } catch (SQLException e) {
-      throw new JdbcLedgerStore.WrappedSqlException(e);
+      throw new WrappedSqlException(e);
     }
   }
 
@@ -527,7 +527,7 @@ final class JdbcTransaction implements LedgerTransaction {
       return new TransientStoreException(
           "operation " + key + " was recorded by another writer while it ran; rolled back", e);
     }
-    return new JdbcLedgerStore.WrappedSqlException(e);
+    return new WrappedSqlException(e);
   }
 
   private static void bindCompleted(
@@ -738,7 +738,7 @@ final class JdbcTransaction implements LedgerTransaction {
     try {
       return RetentionRows.sweepExpired(connection, dialect, now, tombstoneWindow, limit);
     } catch (SQLException e) {
-      throw new JdbcLedgerStore.WrappedSqlException(e);
+      throw new WrappedSqlException(e);
     }
   }
 
@@ -748,7 +748,7 @@ final class JdbcTransaction implements LedgerTransaction {
     try {
       return RetentionRows.pruneTombstones(connection, dialect, now, limit);
     } catch (SQLException e) {
-      throw new JdbcLedgerStore.WrappedSqlException(e);
+      throw new WrappedSqlException(e);
     }
   }
 
@@ -795,7 +795,7 @@ final class JdbcTransaction implements LedgerTransaction {
     try {
       OperationRows.appendHistory(connection, tenant, key, entry);
     } catch (SQLException e) {
-      throw new JdbcLedgerStore.WrappedSqlException(e);
+      throw new WrappedSqlException(e);
     }
   }
 
@@ -820,7 +820,7 @@ final class JdbcTransaction implements LedgerTransaction {
       ps.setLong(1, KeyLocks.of(tenant, key));
       ps.execute();
     } catch (SQLException e) {
-      throw new JdbcLedgerStore.WrappedSqlException(e);
+      throw new WrappedSqlException(e);
     }
   }
 
@@ -829,7 +829,7 @@ final class JdbcTransaction implements LedgerTransaction {
     try {
       return dialect.statements().update(connection, sql, binder::bind) == 1;
     } catch (SQLException e) {
-      throw new JdbcLedgerStore.WrappedSqlException(e);
+      throw new WrappedSqlException(e);
     }
   }
 
