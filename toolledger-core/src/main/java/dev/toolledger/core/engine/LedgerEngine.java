@@ -57,7 +57,7 @@ public final class LedgerEngine {
   private final SweepPacing sweepPacing;
   private final RequestPath requests;
   private final Resolver resolver;
-  private final ExpirySweep sweep;
+  private final ExpirySweep expirySweep;
   private final ClaimRecovery recovery;
   private final OutcomeReporter reporter;
 
@@ -82,7 +82,7 @@ public final class LedgerEngine {
             external,
             recorded);
     this.resolver = new Resolver(b.store, b.tools, b.config, writes);
-    this.sweep = new ExpirySweep(b.config, writes, sweepPacing);
+    this.expirySweep = new ExpirySweep(b.config, writes, sweepPacing);
     this.recovery = new ClaimRecovery(b.store, b.tools, b.config, writes, external);
     this.reporter = new OutcomeReporter(b.listener, b.keys);
   }
@@ -128,7 +128,7 @@ public final class LedgerEngine {
    * @param batchSize operations (or tombstones) per transaction
    */
   public SweepReport sweep(int batchSize) {
-    return sweep.run(batchSize);
+    return expirySweep.run(batchSize);
   }
 
   /**
