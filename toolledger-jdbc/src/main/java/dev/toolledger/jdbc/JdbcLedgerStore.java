@@ -1,10 +1,7 @@
 package dev.toolledger.jdbc;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.toolledger.api.SqlDialect;
 import dev.toolledger.api.TenantId;
-import dev.toolledger.core.auth.Scopes;
 import dev.toolledger.core.auth.TokenRecord;
 import dev.toolledger.core.auth.TokenStore;
 import dev.toolledger.core.engine.DownstreamKeys;
@@ -24,41 +21,22 @@ import dev.toolledger.core.store.StoreException;
 import dev.toolledger.core.store.StoreUnavailableException;
 import dev.toolledger.core.store.TransactionWork;
 import dev.toolledger.core.store.TransientStoreException;
-import dev.toolledger.jdbc.migration.Migrator;
 import dev.toolledger.jdbc.migration.SchemaMigrations;
 import dev.toolledger.protocol.NotApi;
 import dev.toolledger.protocol.OperationKey;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
-import org.postgresql.ds.PGSimpleDataSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.sqlite.SQLiteConfig;
-import org.sqlite.SQLiteDataSource;
-import org.sqlite.SQLiteOpenMode;
 
 /**
  * The ledger on a JDBC database: SQLite (embedded, the default) or PostgreSQL (shared by many
@@ -75,73 +53,41 @@ import org.sqlite.SQLiteOpenMode;
  * transaction's connection met them. The store then throws every pooled connection and cached
  * statement away, so that it writes again as soon as the storage does, without a restart. {@link
  * #writeProblem()} tells a store that can write from one that cannot.
+ *
+ * <p>This type is the front door and the ledger's reads; the other jobs live in package-private
+ * collaborators: opening ({@link JdbcStores}), write transactions ({@link WriteTransactions},
+ * {@link GroupCommit}), failure translation ({@link StorageFaults}, {@link SqliteFileWatch}), the
+ * write probe ({@link StorageProbe}), tokens ({@link JdbcTokenStore}), the outbox ({@link
+ * JdbcOutboxStore}) and the installation's keys ({@link InstallationKeys}).
  */
 @NotApi
 public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxStore {
+  private final StoreConnections connections;
   private final DataSource dataSource;
-
-  /**
-   * The pool this store opened and closes, or null when it borrows the application's ({@link
-   * #onDataSource}).
-   */
-  private final HikariDataSource ownPool;
-
   private final DialectSupport dialect;
+  private final StorageFaults faults;
+  private final WriteTransactions writes;
+  private final StorageProbe probe;
+  private final TokenStore tokens;
+  private final OutboxStore outbox;
+  private final InstallationKeys installationKeys;
 
   /**
-   * The read connections of single-record reads on a SQLite file this store opened; null on
-   * PostgreSQL and on an application's data source, where those reads take a pooled connection.
+   * @param groupCommit whether writers share transactions (honoured on SQLite only)
+   * @param file the SQLite file to watch for removal and replacement, or null
    */
-  private final SqliteReaders readers;
-
-  private final String description;
-  private final AtomicLong writeTransactions = new AtomicLong();
-  private final AtomicLong decidedInTransaction = new AtomicLong();
-  private final AtomicLong commits = new AtomicLong();
-  private final boolean groupCommit;
-  private final Queue<Pending<?>> queue = new ConcurrentLinkedQueue<>();
-  private volatile KeyHasher keyHasher;
-  private volatile DownstreamKeys downstreamKeys;
-  private static final Logger LOG = LoggerFactory.getLogger(JdbcLedgerStore.class);
-
-  /** The SQLite file, watched for removal and replacement under the running store; else null. */
-  private final Path file;
-
-  private volatile Object fileKey;
-  private volatile long lastCommitNanos = System.nanoTime();
-  private final Object probeLock = new Object();
-  private long probedAtNanos;
-  private Optional<String> probed;
-
-  /** How long a {@link #writeProblem()} answer is reused: /health must not become a write load. */
-  static final Duration PROBE_REUSE = Duration.ofSeconds(1);
-
-  private JdbcLedgerStore(
-      HikariDataSource dataSource,
-      DialectSupport dialect,
-      String description,
-      boolean groupCommit,
-      Path file,
-      SqliteReaders readers) {
-    this(dataSource, dataSource, dialect, description, groupCommit, file, readers);
-  }
-
-  private JdbcLedgerStore(
-      DataSource dataSource,
-      HikariDataSource ownPool,
-      DialectSupport dialect,
-      String description,
-      boolean groupCommit,
-      Path file,
-      SqliteReaders readers) {
-    this.dataSource = dataSource;
-    this.readers = readers;
-    this.ownPool = ownPool;
-    this.dialect = dialect;
-    this.description = description;
-    this.groupCommit = groupCommit && dialect.serializesWriters();
-    this.file = file;
-    this.fileKey = file == null ? null : fileKeyOrNull(file);
+  JdbcLedgerStore(StoreConnections connections, boolean groupCommit, Path file) {
+    this.connections = connections;
+    this.dataSource = connections.dataSource();
+    this.dialect = connections.dialect();
+    this.faults = new StorageFaults(connections);
+    this.writes =
+        new WriteTransactions(
+            connections, faults, new SqliteFileWatch(file, connections), groupCommit);
+    this.probe = new StorageProbe(writes, dialect);
+    this.tokens = new JdbcTokenStore(connections, faults, writes);
+    this.outbox = new JdbcOutboxStore(connections, faults, writes);
+    this.installationKeys = new InstallationKeys(connections, faults, writes);
   }
 
   /** Opens (creating if needed) a SQLite ledger file and applies pending migrations. */
@@ -154,58 +100,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
    * the hook tests use to inject faults into every JDBC call. Not reachable from any request.
    */
   static JdbcLedgerStore sqlite(SqliteOptions options, UnaryOperator<DataSource> decorator) {
-    Path file = options.path().toAbsolutePath();
-    if (!Files.exists(file)) {
-      SQLiteDataSource creating = new SQLiteDataSource(sqliteConfig(options));
-      creating.setUrl("jdbc:sqlite:" + file);
-      try (Connection created = creating.getConnection()) {
-        // Only created here: see below.
-      } catch (SQLException e) {
-        throw new StoreException("cannot create the ledger database sqlite:" + file, e);
-      }
-    }
-    // Pooled connections never create the file: if it is removed under the running store, a new
-    // connection fails with SQLITE_CANTOPEN instead of writing into a new, empty ledger.
-    SQLiteConfig config = sqliteConfig(options);
-    config.resetOpenMode(SQLiteOpenMode.CREATE);
-    SQLiteDataSource sqlite = new SQLiteDataSource(config);
-    sqlite.setUrl("jdbc:sqlite:" + file);
-
-    DataSource connections = decorator.apply(sqlite);
-    HikariConfig pool = new HikariConfig();
-    pool.setDataSource(connections);
-    pool.setPoolName("toolledger-sqlite");
-    pool.setMaximumPoolSize(options.poolSize());
-    pool.setMinimumIdle(1);
-    pool.setAutoCommit(true);
-    pool.setConnectionTimeout(Math.max(250, options.busyTimeout().toMillis()));
-    HikariDataSource dataSource = new HikariDataSource(pool);
-    JdbcLedgerStore store =
-        new JdbcLedgerStore(
-            dataSource,
-            new SqliteSupport(options.busyTimeout()),
-            "sqlite:" + file,
-            options.groupCommit(),
-            file,
-            // The same data source as the pool's: the same settings on every connection.
-            new SqliteReaders(
-                connections,
-                options.poolSize(),
-                Duration.ofMillis(Math.max(250, options.busyTimeout().toMillis()))));
-    store.migrate(options.migrations());
-    return store;
-  }
-
-  private static SQLiteConfig sqliteConfig(SqliteOptions options) {
-    SQLiteConfig config = new SQLiteConfig();
-    config.setJournalMode(SQLiteConfig.JournalMode.WAL);
-    config.setSynchronous(
-        options.synchronous() == Synchronous.FULL
-            ? SQLiteConfig.SynchronousMode.FULL
-            : SQLiteConfig.SynchronousMode.NORMAL);
-    config.setBusyTimeout((int) options.busyTimeout().toMillis());
-    config.enforceForeignKeys(true);
-    return config;
+    return JdbcStores.sqlite(options, decorator);
   }
 
   /**
@@ -221,38 +116,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
 
   /** As {@link #postgres(PostgresOptions)}, with the driver's data source wrapped (tests). */
   static JdbcLedgerStore postgres(PostgresOptions options, UnaryOperator<DataSource> decorator) {
-    PGSimpleDataSource postgres = new PGSimpleDataSource();
-    postgres.setURL(options.url());
-    options.user().ifPresent(postgres::setUser);
-    options.password().ifPresent(postgres::setPassword);
-    // PostgreSQL's error details quote the values of the failing row ("Key (tenant, op_key)=(...)"
-    // or "Failing row contains (...)"): keep them out of exception messages, hence out of logs.
-    postgres.setLogServerErrorDetail(false);
-    HikariConfig pool = new HikariConfig();
-    pool.setDataSource(decorator.apply(postgres));
-    pool.setPoolName("toolledger-postgresql");
-    pool.setMaximumPoolSize(options.poolSize());
-    pool.setMinimumIdle(Math.min(2, options.poolSize()));
-    pool.setAutoCommit(true);
-    pool.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
-    PostgresSupport support = new PostgresSupport(options.claimWait());
-    pool.setConnectionInitSql(support.connectionInitSql());
-    pool.setConnectionTimeout(options.connectionTimeout().toMillis());
-    String description =
-        "postgresql:" + options.redactedUrl().substring(PostgresOptions.URL_PREFIX.length());
-    HikariDataSource dataSource;
-    try {
-      dataSource = new HikariDataSource(pool);
-    } catch (RuntimeException e) {
-      // Hikari fails fast when the first connection cannot be made; its message is the driver's,
-      // which names the host but never the password.
-      throw new StoreException(
-          "cannot connect to the ledger database " + description + ": " + e.getMessage(), e);
-    }
-    JdbcLedgerStore store =
-        new JdbcLedgerStore(dataSource, support, description, false, null, null);
-    store.migrate(options.migrations());
-    return store;
+    return JdbcStores.postgres(options, decorator);
   }
 
   /**
@@ -282,69 +146,12 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
       Duration busyTimeout,
       Duration claimWait,
       List<SchemaMigrations> migrations) {
-    Objects.requireNonNull(dataSource, "dataSource");
-    Objects.requireNonNull(busyTimeout, "busyTimeout");
-    Objects.requireNonNull(claimWait, "claimWait");
-    Objects.requireNonNull(migrations, "migrations");
-    String product;
-    String url;
-    try (Connection connection = dataSource.getConnection()) {
-      product = connection.getMetaData().getDatabaseProductName();
-      url = connection.getMetaData().getURL();
-    } catch (SQLException e) {
-      throw new StoreException(
-          "cannot connect to the application's data source (SQLState " + e.getSQLState() + ")", e);
-    }
-    JdbcLedgerStore store;
-    if ("SQLite".equalsIgnoreCase(product)) {
-      DataSource withTimeout = SqliteSessions.withBusyTimeout(dataSource, busyTimeout);
-      SqliteSessions.useWal(withTimeout);
-      store =
-          new JdbcLedgerStore(
-              withTimeout,
-              null,
-              new SqliteSupport(busyTimeout),
-              "sqlite (the application's data source)",
-              false,
-              null,
-              null);
-    } else if ("PostgreSQL".equalsIgnoreCase(product)) {
-      String description =
-          url != null && url.startsWith(PostgresOptions.URL_PREFIX)
-              ? "postgresql:"
-                  + PostgresOptions.redact(url).substring(PostgresOptions.URL_PREFIX.length())
-              : "postgresql (the application's data source)";
-      store =
-          new JdbcLedgerStore(
-              dataSource,
-              null,
-              PostgresSupport.perTransaction(claimWait),
-              description,
-              false,
-              null,
-              null);
-    } else {
-      throw new StoreException(
-          "the application's data source is "
-              + product
-              + "; the ledger runs on SQLite or PostgreSQL only");
-    }
-    store.applyMigrations(migrations);
-    return store;
+    return JdbcStores.onDataSource(dataSource, busyTimeout, claimWait, migrations);
   }
 
   /** Whether this store borrows the application's data source instead of owning a pool. */
   public boolean borrowsDataSource() {
-    return ownPool == null;
-  }
-
-  private void migrate(List<SchemaMigrations> extra) {
-    try {
-      applyMigrations(extra);
-    } catch (RuntimeException e) {
-      close();
-      throw e;
-    }
+    return connections.borrowed();
   }
 
   /**
@@ -355,29 +162,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
    * @throws StoreException when a migration fails; the store stays open and usable
    */
   public void migrateComponents(List<SchemaMigrations> components) {
-    applyMigrations(components);
-  }
-
-  private void applyMigrations(List<SchemaMigrations> extra) {
-    List<SchemaMigrations> all = new ArrayList<>();
-    all.add(LedgerSchema.migrations());
-    all.addAll(extra);
-    Migrator migrator = new Migrator(dialect.kind(), dialect, Clock.systemUTC());
-    try {
-      if (!dialect.enterWrite()) {
-        throw new StoreException("the database stayed locked; cannot apply schema migrations");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new StoreException("interrupted while waiting to migrate", e);
-    }
-    try (Connection connection = dataSource.getConnection()) {
-      migrator.migrate(connection, all);
-    } catch (SQLException e) {
-      throw new StoreException("cannot migrate the ledger database " + description, e);
-    } finally {
-      dialect.exitWrite();
-    }
+    JdbcStores.applyMigrations(connections, components);
   }
 
   /**
@@ -397,7 +182,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
    * transaction id assigned, no WAL), is not counted. For benchmarks and metrics.
    */
   public long writeTransactions() {
-    return writeTransactions.get();
+    return writes.writeTransactions();
   }
 
   /**
@@ -405,7 +190,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
    * replays decided in the transaction (PostgreSQL). For tests.
    */
   long decidedInTransaction() {
-    return decidedInTransaction.get();
+    return writes.decidedInTransaction();
   }
 
   /**
@@ -413,12 +198,12 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
    * transactions of several callers, so this can be lower than {@link #writeTransactions()}.
    */
   public long commits() {
-    return commits.get();
+    return writes.commits();
   }
 
   /** Writers waiting for a commit group (for tests). */
   int queuedWriters() {
-    return queue.size();
+    return writes.queuedWriters();
   }
 
   /**
@@ -456,16 +241,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
    * @throws StoreException when the secret cannot be read or made
    */
   public KeyHasher keyHasher() {
-    KeyHasher known = keyHasher;
-    if (known != null) {
-      return known;
-    }
-    synchronized (this) {
-      if (keyHasher == null) {
-        keyHasher = KeyHasher.of(readOrMakeSecret());
-      }
-      return keyHasher;
-    }
+    return installationKeys.keyHasher();
   }
 
   /**
@@ -479,45 +255,12 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
    * @throws StoreException when the secret cannot be read or made
    */
   public DownstreamKeys downstreamKeys() {
-    DownstreamKeys known = downstreamKeys;
-    if (known != null) {
-      return known;
-    }
-    synchronized (this) {
-      if (downstreamKeys == null) {
-        downstreamKeys = DownstreamKeys.of(readOrMakeSecret(InstallationSecret.DOWNSTREAM_KEYS));
-      }
-      return downstreamKeys;
-    }
-  }
-
-  private byte[] readOrMakeSecret() {
-    return readOrMakeSecret(InstallationSecret.NAME);
-  }
-
-  private byte[] readOrMakeSecret(String name) {
-    try (Connection connection = dataSource.getConnection()) {
-      Optional<byte[]> existing = InstallationSecret.read(connection, name);
-      if (existing.isPresent()) {
-        return existing.get();
-      }
-    } catch (SQLException e) {
-      throw translate(e, "reading the installation secret " + name);
-    }
-    byte[] fresh = KeyHasher.newSecret();
-    // Not check-then-insert: the insert does nothing when another node got there first, and the
-    // read in the same transaction returns whichever secret the primary key let in.
-    return inTransaction(
-        tx -> {
-          Connection connection = tx.connection();
-          InstallationSecret.insertIfAbsent(connection, name, fresh, Instant.now());
-          return InstallationSecret.read(connection, name).orElseThrow();
-        });
+    return installationKeys.downstreamKeys();
   }
 
   /** Where the ledger lives, for logs ("sqlite:/path/to/file"). Never contains a password. */
   public String description() {
-    return description;
+    return connections.description();
   }
 
   @Override
@@ -527,33 +270,35 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
 
   @Override
   public Optional<OperationRecord> find(TenantId tenant, OperationKey key) {
+    SqliteReaders readers = connections.readers();
     if (readers != null) {
       try {
         return readers.read((c, statements) -> OperationRows.select(c, statements, tenant, key));
       } catch (SQLException e) {
-        throw translate(e, "reading an operation");
+        throw faults.translate(e, "reading an operation");
       }
     }
     try (Connection connection = dataSource.getConnection()) {
       return OperationRows.select(connection, dialect.statements(), tenant, key);
     } catch (SQLException e) {
-      throw translate(e, "reading an operation");
+      throw faults.translate(e, "reading an operation");
     }
   }
 
   @Override
   public Optional<Tombstone> findTombstone(TenantId tenant, OperationKey key) {
+    SqliteReaders readers = connections.readers();
     if (readers != null) {
       try {
         return readers.read((c, statements) -> RetentionRows.select(c, statements, tenant, key));
       } catch (SQLException e) {
-        throw translate(e, "reading a tombstone");
+        throw faults.translate(e, "reading a tombstone");
       }
     }
     try (Connection connection = dataSource.getConnection()) {
       return RetentionRows.select(connection, dialect.statements(), tenant, key);
     } catch (SQLException e) {
-      throw translate(e, "reading a tombstone");
+      throw faults.translate(e, "reading a tombstone");
     }
   }
 
@@ -562,7 +307,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
     try (Connection connection = dataSource.getConnection()) {
       return OperationRows.history(connection, tenant, key);
     } catch (SQLException e) {
-      throw translate(e, "reading an operation's history");
+      throw faults.translate(e, "reading an operation's history");
     }
   }
 
@@ -597,784 +342,110 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
         return claims;
       }
     } catch (SQLException e) {
-      throw translate(e, "finding expired claims");
+      throw faults.translate(e, "finding expired claims");
     }
   }
 
   @Override
   public <T> T inTransaction(TransactionWork<T> work) {
-    checkFile();
-    try {
-      return once(work);
-    } catch (StoreUnavailableException e) {
-      SQLException fault = dialect.storageFault(e);
-      if (fault == null || !dialect.isStaleConnection(fault)) {
-        throw e;
-      }
-      // The connection was stale, not necessarily the storage: SQLite keeps a connection that it
-      // opened read-only while the file was unwritable read-only for good, and one bound to a file
-      // that moved. Those were just thrown away; one attempt on a fresh connection tells them
-      // from storage that still fails. The failed attempt was rolled back, so running the work
-      // again is what a retry would do.
-      return once(work);
-    }
-  }
-
-  private <T> T once(TransactionWork<T> work) {
-    if (groupCommit) {
-      return grouped(work);
-    }
-    boolean entered;
-    try {
-      entered = dialect.enterWrite();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new StoreException("interrupted while waiting for the write lock", e);
-    }
-    if (!entered) {
-      throw new TransientStoreException(
-          "another writer held the database past the busy timeout", null);
-    }
-    try {
-      return alone(work);
-    } catch (Throwable failure) {
-      throw translateWork(failure);
-    } finally {
-      dialect.exitWrite();
-    }
-  }
-
-  /** One transaction for one piece of work; the caller holds the writer's turn if there is one. */
-  private <T> T alone(TransactionWork<T> work) throws Throwable {
-    writeTransactions.incrementAndGet();
-    try (Connection connection = dataSource.getConnection()) {
-      try {
-        dialect.begin(connection);
-      } catch (SQLException | RuntimeException e) {
-        // A connection whose transaction could not begin is in a state we cannot vouch for (the
-        // xerial driver, for one, believes it is in a transaction after a busy BEGIN through
-        // setAutoCommit). Never hand it to another caller.
-        discard(connection, e);
-        throw e;
-      }
-      JdbcTransaction transaction = new JdbcTransaction(connection, dialect);
-      try {
-        T result = work.run(transaction);
-        if (transaction.decidedWithoutWriting) {
-          // Its claim read the key's record under the key's lock and wrote nothing: no
-          // transaction id, no WAL (test PostgresLockedClaimTest). A replay, not a write.
-          writeTransactions.decrementAndGet();
-          decidedInTransaction.incrementAndGet();
-        }
-        if (transaction.rollbackOnly) {
-          // A claim that ran out of wait aborted the transaction on PostgreSQL; it wrote nothing,
-          // and a COMMIT would be turned into a rollback anyway. Say what happens.
-          if (!dialect.rollback(connection)) {
-            discard(connection, new IllegalStateException("rollback failed"));
-          }
-        } else {
-          transaction.commit();
-          committed();
-        }
-        return result;
-      } catch (Throwable failure) {
-        if (!dialect.rollback(connection)) {
-          // The transaction's state is unknown: never hand this connection to another caller.
-          discard(connection, failure);
-        }
-        throw unavailableIfFaulted(transaction, failure);
-      }
-    }
-  }
-
-  // ------------------------------------------------------------ group commit (SQLite)
-
-  /** Work waiting for a commit group, and what became of it. */
-  private static final class Pending<T> {
-    final TransactionWork<T> work;
-    final CountDownLatch done = new CountDownLatch(1);
-    T result;
-    Throwable failure;
-
-    Pending(TransactionWork<T> work) {
-      this.work = work;
-    }
-
-    void succeed(T value) {
-      result = value;
-      done.countDown();
-    }
-
-    void fail(Throwable cause) {
-      failure = cause;
-      done.countDown();
-    }
-  }
-
-  /**
-   * Group commit: on a database with one writer at a time, work that queues up while a transaction
-   * is being committed shares the next transaction, each piece inside its own savepoint, so that
-   * one durable commit (one fsync under {@code synchronous=FULL}) serves all of them. Each piece's
-   * result is handed back only after the transaction that holds it committed; a piece that throws
-   * is rolled back to its savepoint alone. A lone piece of work runs in a transaction of its own,
-   * exactly as without grouping.
-   */
-  private <T> T grouped(TransactionWork<T> work) {
-    Pending<T> mine = new Pending<>(work);
-    queue.add(mine);
-    boolean entered;
-    try {
-      entered = dialect.enterWrite();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      if (queue.remove(mine)) {
-        throw new StoreException("interrupted while waiting for the write lock", e);
-      }
-      entered = false;
-    }
-    if (entered) {
-      try {
-        while (mine.done.getCount() > 0) {
-          List<Pending<?>> batch = new ArrayList<>();
-          Pending<?> next;
-          while (batch.size() < MAX_GROUP && (next = queue.poll()) != null) {
-            batch.add(next);
-          }
-          if (batch.isEmpty()) {
-            break;
-          }
-          runGroup(batch);
-        }
-      } finally {
-        dialect.exitWrite();
-      }
-    } else if (queue.remove(mine)) {
-      throw new TransientStoreException(
-          "another writer held the database past the busy timeout", null);
-    }
-    // Taken by a leader: its group is running or done; wait for it (it ends within one commit).
-    boolean interrupted = false;
-    while (true) {
-      try {
-        mine.done.await();
-        break;
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
-    if (mine.failure != null) {
-      throw translateWork(mine.failure);
-    }
-    return mine.result;
-  }
-
-  private static final int MAX_GROUP = 256;
-
-  private void runGroup(List<Pending<?>> group) {
-    if (group.size() == 1) {
-      runAlone(group.get(0));
-      return;
-    }
-    writeTransactions.addAndGet(group.size());
-    List<Pending<?>> kept = new ArrayList<>();
-    Connection connection;
-    try {
-      connection = dataSource.getConnection();
-    } catch (SQLException e) {
-      group.forEach(p -> p.fail(e));
-      return;
-    }
-    try (connection) {
-      try {
-        dialect.begin(connection);
-      } catch (SQLException | RuntimeException e) {
-        discard(connection, e);
-        group.forEach(p -> p.fail(e));
-        return;
-      }
-      List<Object> results = new ArrayList<>();
-      for (Pending<?> pending : group) {
-        JdbcTransaction transaction = null;
-        try {
-          savepoint(connection, "SAVEPOINT tl_group_item");
-          transaction = new JdbcTransaction(connection, dialect);
-          Object result = pending.work.run(transaction);
-          savepoint(connection, "RELEASE tl_group_item");
-          kept.add(pending);
-          results.add(result);
-        } catch (Throwable failure) {
-          pending.fail(transaction == null ? failure : unavailableIfFaulted(transaction, failure));
-          try {
-            savepoint(connection, "ROLLBACK TO tl_group_item");
-            savepoint(connection, "RELEASE tl_group_item");
-          } catch (SQLException | RuntimeException broken) {
-            // SQLite rolls a whole transaction back after some errors (I/O, full disk); then the
-            // savepoint is gone and nothing of the group can be trusted to commit.
-            abandon(
-                connection, broken, kept, group.subList(group.indexOf(pending) + 1, group.size()));
-            return;
-          }
-        }
-      }
-      try {
-        dialect.commit(connection);
-        committed();
-      } catch (SQLException | RuntimeException e) {
-        abandon(connection, e, kept, List.of());
-        return;
-      }
-      for (int i = 0; i < kept.size(); i++) {
-        succeed(kept.get(i), results.get(i));
-      }
-    } catch (SQLException e) {
-      // Closing the connection failed after the group was settled; nothing to hand back.
-    }
-  }
-
-  @SuppressWarnings("unchecked")
-  private static <T> void succeed(Pending<T> pending, Object result) {
-    pending.succeed((T) result);
-  }
-
-  /** Rolls a group back and fails every piece that had not failed on its own yet. */
-  private void abandon(
-      Connection connection, Throwable cause, List<Pending<?>> kept, List<Pending<?>> untried) {
-    if (!dialect.rollback(connection)) {
-      discard(connection, cause);
-    }
-    String why = "the commit group this operation shared was rolled back; nothing of it remains";
-    SQLException fault = dialect.storageFault(cause);
-    StoreException rolledBack =
-        fault != null ? unavailable(fault, why) : new TransientStoreException(why, cause);
-    kept.forEach(p -> p.fail(rolledBack));
-    untried.forEach(p -> p.fail(rolledBack));
-  }
-
-  private <T> void runAlone(Pending<T> pending) {
-    try {
-      pending.succeed(alone(pending.work));
-    } catch (Throwable failure) {
-      pending.fail(failure);
-    }
-  }
-
-  private void savepoint(Connection connection, String sql) throws SQLException {
-    try (PreparedStatement ps = dialect.statements().prepare(connection, sql)) {
-      ps.execute();
-    }
-  }
-
-  private RuntimeException translateWork(Throwable failure) {
-    if (failure instanceof StoreUnavailableException unavailable) {
-      return unavailable;
-    }
-    SQLException sql = findSqlException(failure);
-    if ((failure instanceof WrappedSqlException || failure instanceof SQLException)
-        && sql != null) {
-      // The store's own statement (a claim, a record, BEGIN, COMMIT) failed.
-      return translate(sql, "writing");
-    }
-    if (sql != null && dialect.isTransient(sql)) {
-      return new TransientStoreException(
-          "the database asked for a retry (SQLState "
-              + sql.getSQLState()
-              + ", code "
-              + sql.getErrorCode()
-              + ")",
-          failure);
-    }
-    if (failure instanceof RuntimeException runtime) {
-      return runtime;
-    }
-    if (failure instanceof Error error) {
-      throw error;
-    }
-    if (failure instanceof SQLException e) {
-      return translate(e, "writing");
-    }
-    return new StoreException("a ledger transaction failed: " + failure, failure);
-  }
-
-  private static SQLException findSqlException(Throwable failure) {
-    for (Throwable t = failure; t != null; t = t.getCause()) {
-      if (t instanceof SQLException e) {
-        return e;
-      }
-      if (t.getCause() == t) {
-        break;
-      }
-    }
-    return null;
-  }
-
-  private RuntimeException translate(SQLException e, String doing) {
-    SQLException fault = dialect.storageFault(e);
-    if (fault != null) {
-      return unavailable(fault, "the ledger's storage failed while " + doing);
-    }
-    if (dialect.isTransient(e)) {
-      return new TransientStoreException(
-          "the database asked for a retry while " + doing + " (SQLState " + e.getSQLState() + ")",
-          e);
-    }
-    return new StoreException(
-        "database error while "
-            + doing
-            + " (SQLState "
-            + e.getSQLState()
-            + ", code "
-            + e.getErrorCode()
-            + "): "
-            + e.getMessage(),
-        e);
-  }
-
-  /**
-   * A tool's failure is the ledger's when the transaction's connection met a storage fault, by the
-   * tool's statement or the store's: whatever the tool made of the SQLException, the storage
-   * failed. Any other exception of the tool stays the tool's.
-   */
-  private Throwable unavailableIfFaulted(JdbcTransaction transaction, Throwable failure) {
-    SQLException fault = transaction.storageFault();
-    if (fault == null || failure instanceof StoreUnavailableException) {
-      return failure;
-    }
-    StoreUnavailableException unavailable =
-        unavailable(fault, "the ledger's storage failed during the transaction");
-    if (failure != fault) {
-      unavailable.addSuppressed(failure);
-    }
-    return unavailable;
-  }
-
-  /**
-   * Throws away whatever a storage fault may have poisoned and says so: idle pooled connections are
-   * closed, connections in use are closed when they come back, cached statements go with them. The
-   * pool opens fresh connections on demand.
-   */
-  private StoreUnavailableException unavailable(SQLException fault, String what) {
-    evictAll();
-    LOG.atWarn()
-        .addKeyValue("sqlState", fault.getSQLState())
-        .addKeyValue("code", fault.getErrorCode())
-        .log("storage fault on {}; pooled connections discarded", description);
-    return new StoreUnavailableException(
-        what
-            + " (SQLState "
-            + fault.getSQLState()
-            + ", code "
-            + fault.getErrorCode()
-            + "); nothing was recorded. The node recovers by itself once the storage does",
-        fault);
-  }
-
-  private void evictAll() {
-    if (readers != null) {
-      readers.evict();
-    }
-    try {
-      HikariDataSource hikari = hikari();
-      var pool = hikari == null ? null : hikari.getHikariPoolMXBean();
-      if (pool != null) {
-        pool.softEvictConnections();
-      }
-    } catch (RuntimeException e) {
-      LOG.warn("could not discard the pooled connections of {}", description, e);
-    }
-  }
-
-  private void committed() {
-    commits.incrementAndGet();
-    lastCommitNanos = System.nanoTime();
-  }
-
-  /**
-   * Before a write on SQLite: the file must still be the one the pool's connections opened. A
-   * connection keeps writing into a file that was removed (the writes are lost with it) or replaced
-   * (the writes miss the new file) without an error in WAL mode, so the store looks.
-   */
-  private void checkFile() {
-    if (file == null) {
-      return;
-    }
-    Object now;
-    try {
-      now = Files.readAttributes(file, BasicFileAttributes.class).fileKey();
-    } catch (NoSuchFileException e) {
-      evictAll();
-      throw new StoreUnavailableException(
-          "the ledger's database file "
-              + file
-              + " is missing; nothing was recorded. Put the file back (or restore a backup, see"
-              + " docs/operations.md); the node writes again as soon as it is there",
-          e);
-    } catch (IOException e) {
-      evictAll();
-      throw new StoreUnavailableException(
-          "cannot read the ledger's database file " + file + "; nothing was recorded", e);
-    }
-    if (!Objects.equals(now, fileKey)) {
-      LOG.warn(
-          "the ledger's database file {} was replaced under the running node; reopening it", file);
-      evictAll();
-      fileKey = now;
-    }
-  }
-
-  private static Object fileKeyOrNull(Path file) {
-    try {
-      return Files.readAttributes(file, BasicFileAttributes.class).fileKey();
-    } catch (IOException e) {
-      return null;
-    }
+    return writes.inTransaction(work);
   }
 
   /**
    * Whether this store can write right now, proven by a committed write of one probe row (only a
    * commit meets a full disk, an unwritable WAL file or a standby server); a probe that was busy
    * counts as able when another write committed within the last few seconds. The answer is reused
-   * for {@link #PROBE_REUSE}, so a health endpoint polled hard does not become a write load.
+   * for {@link StorageProbe#PROBE_REUSE}, so a health endpoint polled hard does not become a write
+   * load.
    *
    * @return empty when the store can write, otherwise a short reason without secrets
    */
   public Optional<String> writeProblem() {
-    synchronized (probeLock) {
-      long now = System.nanoTime();
-      if (probed != null && now - probedAtNanos < PROBE_REUSE.toNanos()) {
-        return probed;
-      }
-      probed = probeWrite();
-      probedAtNanos = System.nanoTime();
-      return probed;
-    }
+    return probe.writeProblem();
   }
 
   /** {@link #writeProblem()} without reuse of an earlier answer. */
   Optional<String> probeWrite() {
-    try {
-      inTransaction(
-          tx -> {
-            try (PreparedStatement ps =
-                dialect
-                    .statements()
-                    .prepare(
-                        ((JdbcTransaction) tx).rawConnection(),
-                        "INSERT INTO tl_write_probe (id, probed_at) VALUES (1, ?)"
-                            + " ON CONFLICT (id) DO UPDATE SET probed_at = excluded.probed_at")) {
-              ps.setLong(1, System.currentTimeMillis());
-              ps.executeUpdate();
-            } catch (SQLException e) {
-              throw new WrappedSqlException(e);
-            }
-            return null;
-          });
-      return Optional.empty();
-    } catch (TransientStoreException e) {
-      if (System.nanoTime() - lastCommitNanos < BUSY_BUT_WRITING.toNanos()) {
-        return Optional.empty();
-      }
-      return Optional.of("the ledger's database stayed busy and nothing committed lately");
-    } catch (StoreException e) {
-      // The reason is public (/health needs no token): no path, no message of the driver.
-      LOG.warn("write probe failed: {}", e.getMessage());
-      if (e.getCause() instanceof NoSuchFileException) {
-        return Optional.of("the ledger cannot write: its database file is missing");
-      }
-      SQLException sql = findSqlException(e);
-      return Optional.of(
-          "the ledger cannot write"
-              + (sql == null
-                  ? ""
-                  : " (SQLState " + sql.getSQLState() + ", code " + sql.getErrorCode() + ")"));
-    }
+    return probe.probeWrite();
   }
 
-  private static final Duration BUSY_BUT_WRITING = Duration.ofSeconds(5);
-
-  /** Closes the physical connection instead of returning it to the pool. */
-  private void discard(Connection connection, Throwable failure) {
-    try {
-      dialect.statements().forget(connection);
-      HikariDataSource hikari = hikari();
-      if (hikari != null) {
-        hikari.evictConnection(connection);
-      }
-    } catch (RuntimeException e) {
-      failure.addSuppressed(e);
-    }
-  }
-
-  // ---------------------------------------------------------------- tokens
+  // ------------------------------------------------------- tokens, in JdbcTokenStore
 
   @Override
   public void insert(TokenRecord token) {
-    inTransaction(
-        tx -> {
-          try (PreparedStatement ps =
-              tx.connection()
-                  .prepareStatement(
-                      "INSERT INTO tl_tokens (id, secret_hash, tenant, label, created_at,"
-                          + " revoked_at, scopes) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
-            ps.setString(1, token.id());
-            ps.setString(2, token.secretHash());
-            ps.setString(3, token.tenant().map(TenantId::value).orElse(LedgerSchema.NO_TENANT));
-            ps.setString(4, token.label());
-            ps.setLong(5, token.createdAt().toEpochMilli());
-            if (token.revokedAt().isPresent()) {
-              ps.setLong(6, token.revokedAt().get().toEpochMilli());
-            } else {
-              ps.setNull(6, Types.BIGINT);
-            }
-            ps.setString(7, token.scopes().toString());
-            ps.executeUpdate();
-          }
-          return null;
-        });
+    tokens.insert(token);
   }
 
   @Override
   public Optional<TokenRecord> findBySecretHash(String secretHash) {
-    try (Connection connection = dataSource.getConnection();
-        PreparedStatement ps =
-            connection.prepareStatement(
-                "SELECT id, secret_hash, tenant, label, created_at, revoked_at, scopes FROM tl_tokens"
-                    + " WHERE secret_hash = ?")) {
-      ps.setString(1, secretHash);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? Optional.of(readToken(rs)) : Optional.empty();
-      }
-    } catch (SQLException e) {
-      throw translate(e, "reading a token");
-    }
+    return tokens.findBySecretHash(secretHash);
   }
 
   @Override
   public List<TokenRecord> list() {
-    try (Connection connection = dataSource.getConnection();
-        PreparedStatement ps =
-            connection.prepareStatement(
-                "SELECT id, secret_hash, tenant, label, created_at, revoked_at, scopes FROM tl_tokens"
-                    + " ORDER BY created_at, id");
-        ResultSet rs = ps.executeQuery()) {
-      List<TokenRecord> tokens = new ArrayList<>();
-      while (rs.next()) {
-        tokens.add(readToken(rs));
-      }
-      return tokens;
-    } catch (SQLException e) {
-      throw translate(e, "listing tokens");
-    }
+    return tokens.list();
   }
 
   @Override
   public boolean revoke(String id, Instant at) {
-    return inTransaction(
-        tx -> {
-          try (PreparedStatement ps =
-              tx.connection()
-                  .prepareStatement(
-                      "UPDATE tl_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")) {
-            ps.setLong(1, at.toEpochMilli());
-            ps.setString(2, id);
-            return ps.executeUpdate() == 1;
-          }
-        });
+    return tokens.revoke(id, at);
   }
 
-  private static TokenRecord readToken(ResultSet rs) throws SQLException {
-    String stored = rs.getString("scopes");
-    Scopes scopes = Scopes.parse(stored == null ? LedgerSchema.TOKENS_BEFORE_SCOPES : stored);
-    return new TokenRecord(
-        rs.getString("id"),
-        rs.getString("secret_hash"),
-        scopes.isOperator() ? Optional.empty() : Optional.of(TenantId.of(rs.getString("tenant"))),
-        scopes,
-        rs.getString("label"),
-        Instant.ofEpochMilli(rs.getLong("created_at")),
-        OperationRows.instant(rs, "revoked_at"));
-  }
-
-  // ---------------------------------------------------------------- outbox
+  // ------------------------------------------------------- outbox, in JdbcOutboxStore
 
   @Override
   public List<OutboxEvent> claimDue(String owner, Duration lease, int limit) {
-    // A relay polls often; an idle poll reads instead of taking SQLite's write lock.
-    try (Connection connection = dataSource.getConnection();
-        PreparedStatement ps =
-            connection.prepareStatement(
-                "SELECT 1 FROM tl_outbox WHERE state = 'PENDING' AND next_attempt_at <= "
-                    + dialect.nowMillis()
-                    + " LIMIT 1");
-        ResultSet rs = ps.executeQuery()) {
-      if (!rs.next()) {
-        return List.of();
-      }
-    } catch (SQLException e) {
-      throw translate(e, "looking for due outbox events");
-    }
-    return inTransaction(
-        tx ->
-            OutboxRows.claimDue(
-                ((JdbcTransaction) tx).rawConnection(), dialect, owner, lease, limit));
+    return outbox.claimDue(owner, lease, limit);
   }
 
   @Override
   public boolean markDelivered(String id, String owner) {
-    return outboxUpdate(
-        OutboxRows.markDeliveredSql(dialect),
-        ps -> {
-          ps.setString(1, id);
-          ps.setString(2, owner);
-        });
+    return outbox.markDelivered(id, owner);
   }
 
   @Override
   public boolean markRetry(String id, String owner, Duration retryIn, String error) {
-    return outboxUpdate(
-        OutboxRows.markRetrySql(dialect),
-        ps -> {
-          ps.setLong(1, retryIn.toMillis());
-          ps.setString(2, truncate(error));
-          ps.setString(3, id);
-          ps.setString(4, owner);
-        });
+    return outbox.markRetry(id, owner, retryIn, error);
   }
 
   @Override
   public boolean markDead(String id, String owner, String error) {
-    return outboxUpdate(
-        OutboxRows.MARK_DEAD,
-        ps -> {
-          ps.setString(1, truncate(error));
-          ps.setString(2, id);
-          ps.setString(3, owner);
-        });
+    return outbox.markDead(id, owner, error);
   }
 
   @Override
   public boolean release(String id, String owner) {
-    return outboxUpdate(
-        OutboxRows.RELEASE,
-        ps -> {
-          ps.setString(1, id);
-          ps.setString(2, owner);
-        });
+    return outbox.release(id, owner);
   }
 
   @Override
   public boolean rearm(String id) {
-    return outboxUpdate(OutboxRows.rearmSql(dialect), ps -> ps.setString(1, id));
+    return outbox.rearm(id);
   }
 
   @Override
   public Optional<OutboxEvent> findEvent(String id) {
-    try (Connection connection = dataSource.getConnection();
-        PreparedStatement ps =
-            connection.prepareStatement(
-                "SELECT " + OutboxRows.COLUMNS + " FROM tl_outbox WHERE id = ?")) {
-      ps.setString(1, id);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? Optional.of(OutboxRows.read(rs)) : Optional.empty();
-      }
-    } catch (SQLException e) {
-      throw translate(e, "reading an outbox event");
-    }
+    return outbox.findEvent(id);
   }
 
   @Override
   public List<OutboxEvent> listEvents(OutboxState state, int limit) {
-    try (Connection connection = dataSource.getConnection();
-        PreparedStatement ps =
-            connection.prepareStatement(
-                "SELECT "
-                    + OutboxRows.COLUMNS
-                    + " FROM tl_outbox WHERE state = ? ORDER BY created_at, id LIMIT ?")) {
-      ps.setString(1, state.name());
-      ps.setInt(2, limit);
-      try (ResultSet rs = ps.executeQuery()) {
-        List<OutboxEvent> events = new ArrayList<>();
-        while (rs.next()) {
-          events.add(OutboxRows.read(rs));
-        }
-        return events;
-      }
-    } catch (SQLException e) {
-      throw translate(e, "listing outbox events");
-    }
+    return outbox.listEvents(state, limit);
   }
 
   @Override
   public Map<OutboxState, Long> countEvents() {
-    Map<OutboxState, Long> counts = new EnumMap<>(OutboxState.class);
-    for (OutboxState state : OutboxState.values()) {
-      counts.put(state, 0L);
-    }
-    try (Connection connection = dataSource.getConnection();
-        PreparedStatement ps =
-            connection.prepareStatement("SELECT state, COUNT(*) FROM tl_outbox GROUP BY state");
-        ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        counts.put(OutboxState.valueOf(rs.getString(1)), rs.getLong(2));
-      }
-      return counts;
-    } catch (SQLException e) {
-      throw translate(e, "counting outbox events");
-    }
-  }
-
-  private boolean outboxUpdate(String sql, JdbcTransaction.Binder binder) {
-    return inTransaction(
-        tx -> {
-          try (PreparedStatement ps =
-              ((JdbcTransaction) tx).rawConnection().prepareStatement(sql)) {
-            binder.bind(ps);
-            return ps.executeUpdate() == 1;
-          }
-        });
-  }
-
-  private static String truncate(String text) {
-    return text == null || text.length() <= 500 ? text : text.substring(0, 500) + "...";
-  }
-
-  /** The HikariCP pool behind the connections (own or borrowed), or null for another pool. */
-  private HikariDataSource hikari() {
-    if (ownPool != null) {
-      return ownPool;
-    }
-    try {
-      return dataSource.isWrapperFor(HikariDataSource.class)
-          ? dataSource.unwrap(HikariDataSource.class)
-          : null;
-    } catch (SQLException e) {
-      return null;
-    }
+    return outbox.countEvents();
   }
 
   /** Closes the store's own pool; a borrowed data source stays open for its owner. */
   @Override
   public void close() {
-    if (readers != null) {
-      readers.close();
-    }
-    dialect.statements().clear();
-    if (ownPool != null) {
-      ownPool.close();
-    }
+    connections.close();
   }
 
   @Override
   public String toString() {
-    return "JdbcLedgerStore[" + description + "]";
-  }
-
-  /** Carries a SQLException out of the SPI's unchecked methods; translated at the boundary. */
-  static final class WrappedSqlException extends RuntimeException {
-    WrappedSqlException(SQLException cause) {
-      super(cause.getMessage(), cause);
-    }
+    return "JdbcLedgerStore[" + connections.description() + "]";
   }
 }

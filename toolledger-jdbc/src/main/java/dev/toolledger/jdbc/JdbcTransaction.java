@@ -11,26 +11,27 @@ import dev.toolledger.core.store.LeaseClaim;
 import dev.toolledger.core.store.LedgerTransaction;
 import dev.toolledger.core.store.NewOperation;
 import dev.toolledger.core.store.StoreException;
-import dev.toolledger.core.store.TransientStoreException;
 import dev.toolledger.jdbc.internal.GuardedConnection;
 import dev.toolledger.protocol.OperationKey;
 import dev.toolledger.protocol.OperationState;
 import dev.toolledger.protocol.StoredResponse;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 
-/** One open write transaction of a {@link JdbcLedgerStore}. */
+/**
+ * One open write transaction of a {@link JdbcLedgerStore}: the ledger's statements on one
+ * connection, and that connection's guarded view for the tool. How it claims a key is {@link
+ * KeyClaims}'s; how it writes a completed record and history rows (held back for the {@code COMMIT}
+ * on PostgreSQL) is {@link RecordWrites}'s.
+ */
 final class JdbcTransaction implements LedgerTransaction {
   private final Connection connection;
 
@@ -38,6 +39,7 @@ final class JdbcTransaction implements LedgerTransaction {
   private Connection guarded;
 
   private final DialectSupport dialect;
+  private final RecordWrites records;
   private final Map<OperationId, Outbox> outboxes = new HashMap<>();
   boolean rollbackOnly;
 
@@ -62,83 +64,10 @@ final class JdbcTransaction implements LedgerTransaction {
    */
   boolean decidedWithoutWriting;
 
-  /**
-   * On PostgreSQL, the completed record of the operation this transaction claimed, not sent yet: it
-   * goes to the server in one round trip with the {@code COMMIT} ({@link #commit}), or before any
-   * other statement of this transaction, whichever comes first.
-   */
-  private PendingCompletion pending;
-
-  /**
-   * On PostgreSQL, history rows this transaction appended and has not sent yet: they go to the
-   * server in one round trip with the {@code COMMIT}, or before any other statement of this
-   * transaction. An effect outside the database is claimed in one transaction and recorded in
-   * another, each with a history row; holding the row back saves a round trip in each.
-   */
-  private final List<PendingHistory> history = new ArrayList<>(2);
-
-  private record PendingHistory(TenantId tenant, OperationKey key, HistoryEntry entry) {}
-
-  private record PendingCompletion(
-      NewOperation operation, StoredResponse response, Instant completedAt, Instant expiresAt) {}
-
-  /**
-   * The completed record of a key reserved under its advisory lock, and the commit, in one round
-   * trip. The primary key still backs the insert: a record that a path not holding the lock created
-   * meanwhile makes it fail (SQLState 23505), which aborts the transaction before its {@code
-   * COMMIT} runs; the tool's effect is rolled back with it and the work is run again, to find that
-   * record.
-   */
-  private static final String INSERT_COMPLETED =
-      "INSERT INTO tl_operations (tenant, op_key, tool, tool_version, fingerprint, state,"
-          + " response_status, response_body, created_at, completed_at, expires_at)"
-          + " VALUES (?, ?, ?, ?, ?, 'COMPLETED', ?, ?, ?, ?, ?)";
-
-  private static final String INSERT_COMPLETED_AND_COMMIT = INSERT_COMPLETED + "; COMMIT";
-
-  /**
-   * The key's record and its tombstone in one read, from one snapshot: a sweep deletes the one and
-   * inserts the other in one commit, so the read sees either the record or the tombstone, never
-   * neither. One row always comes back (both joins are outer): columns 1 to 11 are the record's
-   * ({@link OperationRows#COLUMNS}, null when there is none), 12 to 15 the tombstone's. On
-   * PostgreSQL one read rather than two saves the driver a statement and a result set per new key
-   * (a JFR profile of keyed-create). SQLite's claim does not use it: there the joined read made
-   * keyed-create slower (its claim took 17% of the operation's CPU samples instead of 5%, an
-   * async-profiler profile; git history of docs/benchmarks.md); it asks {@link #KEY_IS_KNOWN}
-   * instead. Bound by {@link #bindKeyRead}.
-   */
-  private static final String READ_KEY =
-      "SELECT "
-          + qualified("o", OperationRows.COLUMNS)
-          + ", "
-          + qualified("t", RetentionRows.TOMBSTONE_COLUMNS)
-          + " FROM (SELECT 1) AS k"
-          + " LEFT JOIN tl_operations o ON o.tenant = ? AND o.op_key = ?"
-          + " LEFT JOIN tl_tombstones t ON t.tenant = ? AND t.op_key = ?";
-
-  /**
-   * PostgreSQL's claim, in one round trip (with the driver's {@code BEGIN}): the key's advisory
-   * lock, then {@link #READ_KEY}. At READ COMMITTED a statement reads with a snapshot taken when it
-   * starts, so the read, which starts once the lock is granted, sees whatever the lock's previous
-   * holder committed.
-   */
-  private static final String LOCK_AND_READ = KeyLocks.LOCK + "; " + READ_KEY;
-
-  /** SQLite's claim: 1 when the key has a record or a tombstone, else 0 (see {@link #claim}). */
-  private static final String KEY_IS_KNOWN =
-      "SELECT EXISTS (SELECT 1 FROM tl_operations WHERE tenant = ? AND op_key = ?)"
-          + " OR EXISTS (SELECT 1 FROM tl_tombstones WHERE tenant = ? AND op_key = ?)";
-
-  /** {@code columns} ("a, b") each prefixed with {@code alias} ("x.a, x.b"). */
-  private static String qualified(String alias, String columns) {
-    return alias + "." + columns.replace(", ", ", " + alias + ".");
-  }
-
-  private static final String UNIQUE_VIOLATION = "23505";
-
   JdbcTransaction(Connection connection, DialectSupport dialect) {
     this.connection = connection;
     this.dialect = dialect;
+    this.records = new RecordWrites(connection, dialect);
   }
 
   private void observe(SQLException e) {
@@ -154,7 +83,7 @@ final class JdbcTransaction implements LedgerTransaction {
 
   @Override
   public Connection connection() {
-    flushPending();
+    records.flush();
     if (guarded == null) {
       // Made on first use: a transaction whose work never reaches the connection (a replay
       // decided by the claim, the store's own batches) pays no proxy.
@@ -175,263 +104,66 @@ final class JdbcTransaction implements LedgerTransaction {
 
   @Override
   public Optional<OperationRecord> find(TenantId tenant, OperationKey key) {
-    flushPending();
+    records.flush();
     try {
       return OperationRows.select(connection, dialect.statements(), tenant, key);
     } catch (SQLException e) {
-      throw new JdbcLedgerStore.WrappedSqlException(e);
+      throw new WrappedSqlException(e);
     }
   }
 
   @Override
   public Optional<Tombstone> findTombstone(TenantId tenant, OperationKey key) {
-    flushPending();
+    records.flush();
     try {
       return RetentionRows.select(connection, dialect.statements(), tenant, key);
     } catch (SQLException e) {
-      throw new JdbcLedgerStore.WrappedSqlException(e);
+      throw new WrappedSqlException(e);
     }
   }
 
   @Override
   public ClaimResult claim(NewOperation operation, Duration maxWait) {
-    flushPending();
-    if (dialect.serializesWriters()) {
-      // This transaction holds the database's only write lock (BEGIN IMMEDIATE): nobody can insert
-      // the key (or sweep it) before this transaction ends, so reading it is a claim. The record is
-      // written once, complete; the primary key still guards that insert.
-      try {
-        if (!keyIsKnown(operation)) {
-          reserved = operation;
-          return new ClaimResult.Claimed(1);
-        }
-        Optional<OperationRecord> existing =
-            OperationRows.select(
-                connection, dialect.statements(), operation.tenant(), operation.key());
-        if (existing.isPresent()) {
-          return new ClaimResult.Existing(existing.get());
-        }
-        Optional<Tombstone> tombstone =
-            RetentionRows.select(
-                connection, dialect.statements(), operation.tenant(), operation.key());
-        if (tombstone.isPresent() && tombstone.get().isLiveAt(operation.createdAt())) {
-          return new ClaimResult.Expired(tombstone.get());
-        }
-      } catch (SQLException e) {
-        throw new JdbcLedgerStore.WrappedSqlException(e);
-      }
-      reserved = operation;
-      return new ClaimResult.Claimed(1);
-    }
-    return lockedClaim(operation, maxWait);
-  }
-
-  /**
-   * SQLite: whether the key has a record or a tombstone, in one statement that returns one column.
-   * A key that reaches a claim was read free moments before, outside the write lock, so it is
-   * almost always unknown here; only then are its record and tombstone read in full. Reading them
-   * in full every time cost the driver each of their fifteen column names through JNI on every
-   * read, rows or not, and a second statement (async-profiler; git history of docs/benchmarks.md).
-   */
-  private boolean keyIsKnown(NewOperation operation) throws SQLException {
-    return dialect
-        .statements()
-        .query(
-            connection,
-            KEY_IS_KNOWN,
-            ps -> bindKeyRead(ps, 1, operation),
-            rs -> rs.next() && rs.getInt(1) != 0);
-  }
-
-  /**
-   * Binds the four parameters (tenant, key, tenant, key) of {@link #READ_KEY} or {@link
-   * #KEY_IS_KNOWN} from {@code first} on.
-   */
-  private static void bindKeyRead(PreparedStatement ps, int first, NewOperation operation)
-      throws SQLException {
-    ps.setString(first, operation.tenant().value());
-    ps.setString(first + 1, operation.key().value());
-    ps.setString(first + 2, operation.tenant().value());
-    ps.setString(first + 3, operation.key().value());
-  }
-
-  /**
-   * What {@link #READ_KEY}'s row says of a key about to be claimed: its record, its live tombstone,
-   * or null when the key is free.
-   */
-  private static ClaimResult decide(ResultSet rs, NewOperation operation) throws SQLException {
-    if (!rs.next()) {
-      throw new SQLException("the claim's read of the key returned no row");
-    }
-    if (rs.getString(1) != null) {
-      return new ClaimResult.Existing(OperationRows.read(rs, operation.tenant(), operation.key()));
-    }
-    Optional<Tombstone> tombstone =
-        RetentionRows.readAt(rs, 12, operation.tenant(), operation.key());
-    if (tombstone.isPresent() && tombstone.get().isLiveAt(operation.createdAt())) {
-      return new ClaimResult.Expired(tombstone.get());
-    }
-    return null;
-  }
-
-  /**
-   * PostgreSQL: waits for the key's advisory lock and reads the key in the same round trip as the
-   * transaction's {@code BEGIN} ({@link #LOCK_AND_READ}). A free key is reserved and its record
-   * inserted once, complete, with the {@code COMMIT}; a taken key ends this transaction before it
-   * wrote anything.
-   */
-  private ClaimResult lockedClaim(NewOperation operation, Duration maxWait) {
+    records.flush();
     try {
-      boolean waitChanged = dialect.beforeClaim(connection, maxWait);
-      ClaimResult decided;
-      try (PreparedStatement ps = dialect.statements().prepare(connection, LOCK_AND_READ)) {
-        ps.setLong(1, KeyLocks.of(operation.tenant(), operation.key()));
-        bindKeyRead(ps, 2, operation);
-        ps.execute();
-        if (!ps.getMoreResults()) {
-          throw new SQLException("the claim's read of the key returned no rows");
+      if (dialect.serializesWriters()) {
+        // This transaction holds the database's only write lock (BEGIN IMMEDIATE): nobody can
+        // insert the key (or sweep it) before this transaction ends, so reading it is a claim. The
+        // record is written once, complete; the primary key still guards that insert.
+        ClaimResult result = KeyClaims.underWriteLock(connection, dialect, operation);
+        if (result instanceof ClaimResult.Claimed) {
+          reserved = operation;
         }
-        try (ResultSet rs = ps.getResultSet()) {
-          decided = decide(rs, operation);
-        }
-      } catch (SQLException e) {
-        if (dialect.isClaimWaitExceeded(e)) {
-          rollbackOnly = true;
-          return new ClaimResult.Contended();
-        }
-        throw e;
+        return result;
       }
-      if (decided != null) {
+      // A free key is reserved and its record inserted once, complete, with the COMMIT; a taken
+      // key ends this transaction before it wrote anything.
+      ClaimResult result = KeyClaims.underKeyLock(connection, dialect, operation, maxWait);
+      if (result instanceof ClaimResult.Claimed) {
+        reserved = operation;
+      } else if (result instanceof ClaimResult.Contended) {
+        rollbackOnly = true;
+      } else {
         decidedWithoutWriting = true;
         rollbackOnly = true;
-        return decided;
       }
-      dialect.afterClaim(connection, waitChanged);
-      reserved = operation;
-      return new ClaimResult.Claimed(1);
+      return result;
     } catch (SQLException e) {
-      throw new JdbcLedgerStore.WrappedSqlException(e);
+      throw new WrappedSqlException(e);
     }
   }
 
   @Override
   public ClaimResult claimLeased(NewOperation operation, LeaseClaim lease, Duration maxWait) {
-    flushPending();
-    return insertClaim(
-        operation,
-        maxWait,
-        lockFirst()
-            + "INSERT INTO tl_operations (tenant, op_key, tool, tool_version, fingerprint, state,"
-            + " created_at, owner, lease_until, fence, parameters, downstream_key)"
-            + " SELECT ?, ?, ?, ?, ?, 'IN_PROGRESS', ?, ?, "
-            + dialect.nowMillis()
-            + " + ?, 1, ?, ? WHERE "
-            + RetentionRows.NO_LIVE_TOMBSTONE
-            + " ON CONFLICT (tenant, op_key) DO NOTHING",
-        lease);
-  }
-
-  /**
-   * On PostgreSQL, the statement that takes the key's advisory lock, to run in the same round trip
-   * before an insert of the key's record ({@link KeyLocks}); on SQLite nothing (its write lock is
-   * the database's).
-   */
-  private String lockFirst() {
-    return dialect.kind() == SqlDialect.POSTGRESQL ? KeyLocks.LOCK + "; " : "";
-  }
-
-  /** Runs {@code ps}, whose SQL began with {@link #lockFirst()}: the count of its insert. */
-  private int executeLocked(PreparedStatement ps) throws SQLException {
-    if (dialect.kind() != SqlDialect.POSTGRESQL) {
-      return ps.executeUpdate();
-    }
-    ps.execute();
-    ps.getMoreResults();
-    return ps.getUpdateCount();
-  }
-
-  private ClaimResult insertClaim(
-      NewOperation operation, Duration maxWait, String sql, LeaseClaim lease) {
+    records.flush();
     try {
-      boolean waitChanged = dialect.beforeClaim(connection, maxWait);
-      int inserted;
-      try (PreparedStatement ps = dialect.statements().prepare(connection, sql)) {
-        int next = 1;
-        if (dialect.kind() == SqlDialect.POSTGRESQL) {
-          ps.setLong(next++, KeyLocks.of(operation.tenant(), operation.key()));
-        }
-        ps.setString(next++, operation.tenant().value());
-        ps.setString(next++, operation.key().value());
-        ps.setString(next++, operation.intent().tool());
-        ps.setString(next++, operation.intent().toolVersion());
-        ps.setString(next++, operation.intent().fingerprint().hex());
-        ps.setLong(next++, operation.createdAt().toEpochMilli());
-        if (lease != null) {
-          ps.setString(next++, lease.owner());
-          ps.setLong(next++, lease.lease().toMillis());
-          ps.setString(next++, lease.parameters());
-          ps.setString(next++, lease.downstreamKey());
-        }
-        ps.setString(next++, operation.tenant().value());
-        ps.setString(next++, operation.key().value());
-        ps.setLong(next, operation.createdAt().toEpochMilli());
-        inserted = executeLocked(ps);
-      } catch (SQLException e) {
-        if (dialect.isClaimWaitExceeded(e)) {
-          rollbackOnly = true;
-          return new ClaimResult.Contended();
-        }
-        throw e;
+      ClaimResult result = KeyClaims.leased(connection, dialect, operation, lease, maxWait);
+      if (result instanceof ClaimResult.Contended) {
+        rollbackOnly = true;
       }
-      dialect.afterClaim(connection, waitChanged);
-      if (inserted == 1) {
-        return new ClaimResult.Claimed(1);
-      }
-      if (lease != null && ownClaim(operation, lease)) {
-        // This very claim committed in an earlier attempt whose acknowledgement was lost (a
-        // connection dropped during COMMIT): it is still ours, untouched.
-        return new ClaimResult.Claimed(1);
-      }
-      // Nothing inserted: the key has a record, or a live tombstone. Each statement at READ
-      // COMMITTED reads what was committed before it started, so this sees the record the claim
-      // conflicted with (or the tombstone of a sweep that removed it meanwhile).
-      Optional<OperationRecord> existing =
-          OperationRows.select(
-              connection, dialect.statements(), operation.tenant(), operation.key());
-      if (existing.isPresent()) {
-        return new ClaimResult.Existing(existing.get());
-      }
-      Optional<Tombstone> tombstone =
-          RetentionRows.select(
-              connection, dialect.statements(), operation.tenant(), operation.key());
-      if (tombstone.isPresent() && tombstone.get().isLiveAt(operation.createdAt())) {
-        return new ClaimResult.Expired(tombstone.get());
-      }
-      // The record the claim met was swept (its tombstone window is over) in between: the key is
-      // free; claim it again from the start.
-      throw new TransientStoreException(
-          "the key's record was swept while it was being claimed", null);
+      return result;
     } catch (SQLException e) {
-      throw new JdbcLedgerStore.WrappedSqlException(e);
-    }
-  }
-
-  /** Whether the key's row is this claim itself: same owner token, first fence, in progress. */
-  private boolean ownClaim(NewOperation operation, LeaseClaim lease) throws SQLException {
-    try (PreparedStatement ps =
-        dialect
-            .statements()
-            .prepare(
-                connection,
-                "SELECT owner, fence, state FROM tl_operations WHERE tenant = ? AND op_key = ?")) {
-      ps.setString(1, operation.tenant().value());
-      ps.setString(2, operation.key().value());
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next()
-            && lease.owner().equals(rs.getString("owner"))
-            && rs.getLong("fence") == 1
-            && "IN_PROGRESS".equals(rs.getString("state"));
-      }
+      throw new WrappedSqlException(e);
     }
   }
 
@@ -447,13 +179,7 @@ final class JdbcTransaction implements LedgerTransaction {
     }
     NewOperation operation = reserved;
     reserved = null;
-    if (dialect.kind() == SqlDialect.POSTGRESQL) {
-      // Sent with the commit: one round trip less for every new operation.
-      flushPending();
-      pending = new PendingCompletion(operation, response, completedAt, expiresAt);
-      return;
-    }
-    insertCompleted(operation, response, completedAt, expiresAt);
+    records.complete(operation, response, completedAt, expiresAt);
   }
 
   private static StoreException notInProgress(OperationKey key) {
@@ -461,151 +187,14 @@ final class JdbcTransaction implements LedgerTransaction {
         "operation " + key + " was not claimed by this transaction when its outcome was recorded");
   }
 
-  /**
-   * Sends what was held back for the commit now, because something else comes first. At most one
-   * kind is held at a time (each holder flushes the other first), so the server sees the statements
-   * in the order they were made.
-   */
-  private void flushPending() {
-    if (!history.isEmpty()) {
-      flushHistory();
-    }
-    flushCompletion();
-  }
-
   /** How many history rows wait for the commit (for tests). */
   int historyHeldBack() {
-    return history.size();
+    return records.historyHeldBack();
   }
 
-  private void flushHistory() {
-    List<PendingHistory> rows = List.copyOf(history);
-    history.clear();
-    try (PreparedStatement ps =
-        dialect.statements().prepare(connection, OperationRows.historyInsert(rows.size()))) {
-      bindHistory(ps, rows);
-      ps.executeUpdate();
-    } catch (SQLException e) {
-      throw new JdbcLedgerStore.WrappedSqlException(e);
-    }
-  }
-
-  private static void bindHistory(PreparedStatement ps, List<PendingHistory> rows)
-      throws SQLException {
-    int column = 1;
-    for (PendingHistory row : rows) {
-      column = OperationRows.bindHistory(ps, column, row.tenant(), row.key(), row.entry());
-    }
-  }
-
-  private void flushCompletion() {
-    PendingCompletion p = pending;
-    if (p == null) {
-      return;
-    }
-    pending = null;
-    try {
-      dialect
-          .statements()
-          .update(
-              connection,
-              INSERT_COMPLETED,
-              ps -> bindCompleted(ps, p.operation(), p.response(), p.completedAt(), p.expiresAt()));
-    } catch (SQLException e) {
-      throw recordedMeanwhile(e, p.operation().key());
-    }
-  }
-
-  /**
-   * The completed record of a reserved key could not be inserted. A unique violation means that a
-   * path which did not wait for the key's lock created its record meanwhile: the transaction is
-   * rolled back (the tool's effect with it), and running the work again finds that record and
-   * settles against it.
-   */
-  private static RuntimeException recordedMeanwhile(SQLException e, OperationKey key) {
-    if (UNIQUE_VIOLATION.equals(e.getSQLState())) {
-      return new TransientStoreException(
-          "operation " + key + " was recorded by another writer while it ran; rolled back", e);
-    }
-    return new JdbcLedgerStore.WrappedSqlException(e);
-  }
-
-  private static void bindCompleted(
-      PreparedStatement ps,
-      NewOperation operation,
-      StoredResponse response,
-      Instant completedAt,
-      Instant expiresAt)
-      throws SQLException {
-    ps.setString(1, operation.tenant().value());
-    ps.setString(2, operation.key().value());
-    ps.setString(3, operation.intent().tool());
-    ps.setString(4, operation.intent().toolVersion());
-    ps.setString(5, operation.intent().fingerprint().hex());
-    ps.setInt(6, response.status());
-    ps.setString(7, response.body());
-    ps.setLong(8, operation.createdAt().toEpochMilli());
-    ps.setLong(9, completedAt.toEpochMilli());
-    ps.setLong(10, expiresAt.toEpochMilli());
-  }
-
-  /**
-   * Commits this transaction: with a held-back completed record, in the same round trip as it (see
-   * {@link #INSERT_COMPLETED_AND_COMMIT}); otherwise with the dialect's plain commit.
-   */
+  /** Commits this transaction, with what {@link RecordWrites} held back in the same round trip. */
   void commit() throws SQLException {
-    if (!history.isEmpty()) {
-      // The rows and the COMMIT in one round trip: an error in the insert makes the server skip
-      // the COMMIT (the transaction is then rolled back by the caller), as with a completion.
-      List<PendingHistory> rows = List.copyOf(history);
-      history.clear();
-      try (PreparedStatement ps =
-          dialect
-              .statements()
-              .prepare(connection, OperationRows.historyInsert(rows.size()) + "; COMMIT")) {
-        bindHistory(ps, rows);
-        ps.execute();
-      }
-      dialect.commit(connection);
-      return;
-    }
-    PendingCompletion p = pending;
-    if (p == null) {
-      dialect.commit(connection);
-      return;
-    }
-    pending = null;
-    try (PreparedStatement ps =
-        dialect.statements().prepare(connection, INSERT_COMPLETED_AND_COMMIT)) {
-      bindCompleted(ps, p.operation(), p.response(), p.completedAt(), p.expiresAt());
-      ps.execute();
-    } catch (SQLException e) {
-      if (recordedMeanwhile(e, p.operation().key()) instanceof TransientStoreException retry) {
-        throw retry;
-      }
-      throw e;
-    }
-    // The driver knows the transaction ended (the server said so); its commit() is then a no-op,
-    // which keeps the pool's bookkeeping of the connection as after any commit.
-    dialect.commit(connection);
-  }
-
-  private void insertCompleted(
-      NewOperation operation, StoredResponse response, Instant completedAt, Instant expiresAt) {
-    boolean inserted =
-        update(
-            "INSERT INTO tl_operations (tenant, op_key, tool, tool_version, fingerprint, state,"
-                + " response_status, response_body, created_at, completed_at, expires_at)"
-                + " VALUES (?, ?, ?, ?, ?, 'COMPLETED', ?, ?, ?, ?, ?)"
-                + " ON CONFLICT (tenant, op_key) DO NOTHING",
-            ps -> bindCompleted(ps, operation, response, completedAt, expiresAt));
-    if (!inserted) {
-      throw new StoreException(
-          "operation "
-              + operation.key()
-              + " appeared while this transaction held the write lock; the database's writers"
-              + " are not excluding each other");
-    }
+    records.commit();
   }
 
   @Override
@@ -734,21 +323,21 @@ final class JdbcTransaction implements LedgerTransaction {
 
   @Override
   public int sweepExpired(Instant now, Duration tombstoneWindow, int limit) {
-    flushPending();
+    records.flush();
     try {
       return RetentionRows.sweepExpired(connection, dialect, now, tombstoneWindow, limit);
     } catch (SQLException e) {
-      throw new JdbcLedgerStore.WrappedSqlException(e);
+      throw new WrappedSqlException(e);
     }
   }
 
   @Override
   public int pruneTombstones(Instant now, int limit) {
-    flushPending();
+    records.flush();
     try {
       return RetentionRows.pruneTombstones(connection, dialect, now, limit);
     } catch (SQLException e) {
-      throw new JdbcLedgerStore.WrappedSqlException(e);
+      throw new WrappedSqlException(e);
     }
   }
 
@@ -787,16 +376,7 @@ final class JdbcTransaction implements LedgerTransaction {
 
   @Override
   public void appendHistory(TenantId tenant, OperationKey key, HistoryEntry entry) {
-    flushCompletion();
-    if (dialect.kind() == SqlDialect.POSTGRESQL) {
-      history.add(new PendingHistory(tenant, key, entry));
-      return;
-    }
-    try {
-      OperationRows.appendHistory(connection, tenant, key, entry);
-    } catch (SQLException e) {
-      throw new JdbcLedgerStore.WrappedSqlException(e);
-    }
+    records.appendHistory(tenant, key, entry);
   }
 
   /**
@@ -806,7 +386,7 @@ final class JdbcTransaction implements LedgerTransaction {
    */
   @Override
   public Outbox outbox(TenantId tenant, OperationKey key) {
-    flushPending();
+    records.flush();
     return outboxes.computeIfAbsent(
         new OperationId(tenant, key),
         id -> new OutboxRows.TransactionOutbox(connection, dialect, tenant, key));
@@ -815,21 +395,21 @@ final class JdbcTransaction implements LedgerTransaction {
   private record OperationId(TenantId tenant, OperationKey key) {}
 
   private void lockKey(TenantId tenant, OperationKey key) {
-    flushPending();
+    records.flush();
     try (PreparedStatement ps = dialect.statements().prepare(connection, KeyLocks.LOCK)) {
       ps.setLong(1, KeyLocks.of(tenant, key));
       ps.execute();
     } catch (SQLException e) {
-      throw new JdbcLedgerStore.WrappedSqlException(e);
+      throw new WrappedSqlException(e);
     }
   }
 
   private boolean update(String sql, Binder binder) {
-    flushPending();
+    records.flush();
     try {
       return dialect.statements().update(connection, sql, binder::bind) == 1;
     } catch (SQLException e) {
-      throw new JdbcLedgerStore.WrappedSqlException(e);
+      throw new WrappedSqlException(e);
     }
   }
 

@@ -72,7 +72,7 @@ final class OutboxRows {
         ps.executeUpdate();
         return id;
       } catch (SQLException e) {
-        throw new JdbcLedgerStore.WrappedSqlException(e);
+        throw new WrappedSqlException(e);
       }
     }
   }

@@ -222,7 +222,7 @@ final class ExternalPath {
       long fence,
       StoredResponse stored,
       String cause) {
-    long bytes = LedgerEngine.utf8Length(stored.body());
+    long bytes = Utf8.length(stored.body());
     if (bytes > config.maxResponseBytes()) {
       mark(
           tool,

@@ -46,6 +46,15 @@ final class NewOperationLimiter {
     return buckets.computeIfAbsent(tenant, t -> new Bucket(now)).take(now);
   }
 
+  /**
+   * The answer to a refused permit, of this limiter or of shared buckets: retry after the refill,
+   * in whole seconds and at least one.
+   */
+  static ExecutionOutcome.RateLimited refused(Duration refill) {
+    long seconds = refill.getSeconds() + (refill.getNano() > 0 ? 1 : 0);
+    return new ExecutionOutcome.RateLimited(Duration.ofSeconds(Math.max(1, seconds)));
+  }
+
   private long nanos() {
     java.time.Instant now = clock.instant();
     return now.getEpochSecond() * 1_000_000_000L + now.getNano();
