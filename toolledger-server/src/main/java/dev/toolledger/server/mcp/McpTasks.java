@@ -9,9 +9,8 @@ import dev.toolledger.core.identity.OperationKey;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.operation.OperationRecord;
 import dev.toolledger.core.operation.OperationState;
-import dev.toolledger.core.problem.Problem;
-import dev.toolledger.core.problem.ProblemType;
 import dev.toolledger.core.tool.ToolRegistry.RegisteredTool;
+import dev.toolledger.server.answer.Answers;
 import dev.toolledger.server.auth.Principal;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.security.SecureRandom;
@@ -304,16 +303,7 @@ final class McpTasks {
 
   private CallToolResult resultOf(Task task, Optional<OperationRecord> record) {
     if (record.isEmpty()) {
-      return engine
-          .tombstone(task.tenant, task.key)
-          .map(t -> McpResults.of(new ExecutionOutcome.Expired(t), task.key))
-          .orElseGet(
-              () ->
-                  McpResults.problem(
-                      Problem.of(ProblemType.NOT_FOUND, "no operation with this key"),
-                      task.key,
-                      null,
-                      null));
+      return McpResults.of(Answers.missing(engine, task.tenant, task.key), task.key);
     }
     OperationRecord r = record.get();
     ExecutionOutcome outcome =
