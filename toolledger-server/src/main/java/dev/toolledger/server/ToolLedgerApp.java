@@ -47,6 +47,9 @@ import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Handler;
 
+// Over 600 lines because it is the one assembly of a node: the Builder's twenty-odd options, each
+// a documented setter naming its default, and the steps that wire them. Splitting the options from
+// their wiring would make a reader look in two places for what one option does.
 /**
  * A complete ToolLedger node on an open store: the engine with the notes reference tool, token
  * authentication and the HTTP server with the MCP endpoint at {@value McpConventions#PATH}, the

@@ -1,9 +1,9 @@
 package dev.toolledger.server;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.toolledger.protocol.Json;
 import dev.toolledger.jdbc.testing.PgReplicaPair;
 import dev.toolledger.jdbc.testing.PgReplicaPair.Replication;
+import dev.toolledger.protocol.Json;
 import dev.toolledger.server.Http.Reply;
 import java.io.UncheckedIOException;
 import java.net.http.HttpRequest;

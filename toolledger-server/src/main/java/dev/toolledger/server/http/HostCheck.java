@@ -126,6 +126,6 @@ public final class HostCheck extends HttpFilter {
             "this node does not answer to the host name in the request; a browser page reached"
                 + " through another name (DNS rebinding) is refused. An operator allows further"
                 + " names with serve --allowed-host NAME");
-    ProblemResponses.write(response, problem);
+    HttpFrame.problem(problem).writeTo(response);
   }
 }

@@ -138,6 +138,6 @@ public final class OriginCheck extends HttpFilter {
             "requests from this web origin are not accepted; a browser page may reach this server"
                 + " only from an origin its operator allowed (serve --allowed-origin ORIGIN)."
                 + " Clients that are not browsers send no Origin header");
-    ProblemResponses.write(response, problem);
+    HttpFrame.problem(problem).writeTo(response);
   }
 }

@@ -6,22 +6,21 @@ import dev.toolledger.api.ExternalTool;
 import dev.toolledger.api.ToolDescriptor;
 import dev.toolledger.core.engine.Invocation;
 import dev.toolledger.core.engine.LedgerEngine;
-import dev.toolledger.core.engine.ToolExecutionException;
 import dev.toolledger.core.schema.ParameterSchema;
 import dev.toolledger.core.schema.Validation;
-import dev.toolledger.core.store.StoreUnavailableException;
-import dev.toolledger.core.store.TransientStoreException;
 import dev.toolledger.core.tool.ToolRegistry.RegisteredTool;
 import dev.toolledger.protocol.InvalidOperationKeyException;
 import dev.toolledger.protocol.Json;
 import dev.toolledger.protocol.OperationKey;
 import dev.toolledger.protocol.Problem;
 import dev.toolledger.protocol.ProblemType;
-import dev.toolledger.server.auth.Principal;
+import dev.toolledger.server.answer.Answer;
+import dev.toolledger.server.answer.Answers;
+import dev.toolledger.server.answer.Channel;
+import dev.toolledger.server.answer.Failures;
+import dev.toolledger.server.answer.Rejections;
 import dev.toolledger.server.mcp.OperationKeys.Resolution;
-import dev.toolledger.server.observe.LogSafety;
 import dev.toolledger.server.observe.RequestIds;
-import dev.toolledger.server.operations.OperationProblems;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.server.McpAsyncListFilter;
 import io.modelcontextprotocol.server.McpAsyncServerExchange;
@@ -30,7 +29,6 @@ import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.Tool;
 import io.modelcontextprotocol.spec.McpSchema.ToolAnnotations;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -94,10 +92,12 @@ final class LedgerTools implements AutoCloseable {
   private final LedgerEngine engine;
   private final McpOptions options;
   private final ThreadPoolExecutor executor;
+  private final Rejections rejections;
 
   LedgerTools(LedgerEngine engine, McpOptions options) {
     this.engine = engine;
     this.options = options;
+    this.rejections = new Rejections(LOG, engine.listener(), "mcp");
     for (String name : options.allowUnkeyed()) {
       if (engine.tools().find(name).isEmpty()) {
         throw new IllegalArgumentException("allowUnkeyed: no tool is named " + name);
@@ -201,29 +201,31 @@ final class LedgerTools implements AutoCloseable {
     // Before the key: a replay needs the tool's scope as much as a first call does.
     if (!caller.get().principal().mayCall(name)) {
       // Over Streamable HTTP the gate answers this first, for names of tools and of no tool alike.
-      rejected(caller.get(), name, ProblemType.FORBIDDEN, started);
-      return Mono.just(forbidden(caller.get().principal(), name));
+      return Mono.just(
+          refuse(caller.get(), name, started, Answers.mayNotCall(caller.get().principal(), name)));
     }
     Resolution resolution =
         OperationKeys.resolve(request.meta(), caller.get().idempotencyKeyHeaders(), unkeyed);
     if (resolution instanceof Resolution.Missing) {
-      rejected(caller.get(), name, ProblemType.MISSING_KEY, started);
       return Mono.just(
-          McpResults.problem(
-              Problem.of(
-                  ProblemType.MISSING_KEY,
-                  "this tool needs an operation key, and it is not a tool argument: the client"
-                      + " (the execution layer, never the model) sends it in the request's _meta"
-                      + " as \""
-                      + McpConventions.OPERATION_KEY
-                      + "\" (or, over Streamable HTTP, in the "
-                      + McpConventions.IDEMPOTENCY_KEY_HEADER
-                      + " header): the same key on every retry of one action, a new key for"
-                      + " every new action")));
+          refuse(
+              caller.get(),
+              name,
+              started,
+              Answer.Refused.of(
+                  Problem.of(
+                      ProblemType.MISSING_KEY,
+                      "this tool needs an operation key, and it is not a tool argument: the"
+                          + " client (the execution layer, never the model) sends it in the"
+                          + " request's _meta as \""
+                          + McpConventions.OPERATION_KEY
+                          + "\" (or, over Streamable HTTP, in the "
+                          + McpConventions.IDEMPOTENCY_KEY_HEADER
+                          + " header): the same key on every retry of one action, a new key for"
+                          + " every new action"))));
     }
     if (resolution instanceof Resolution.Invalid invalid) {
-      rejected(caller.get(), name, ProblemType.INVALID_KEY, started);
-      return Mono.just(McpResults.problem(Problem.of(ProblemType.INVALID_KEY, invalid.reason())));
+      return Mono.just(refuse(caller.get(), name, started, Answers.invalidKey(invalid.reason())));
     }
     OperationKey key = ((Resolution.Resolved) resolution).key();
     Invocation invocation =
@@ -250,36 +252,19 @@ final class LedgerTools implements AutoCloseable {
     }
     Validation validation = GET_OPERATION_SCHEMA.validate(arguments(request));
     if (validation instanceof Validation.Invalid invalid) {
-      return Mono.just(McpResults.invalidParameters(invalid.violations(), null));
+      return Mono.just(
+          McpResults.of(Answers.invalidParameters(invalid.violations(), Channel.MCP), null));
     }
     OperationKey key;
     try {
       key = OperationKey.of(((Validation.Valid) validation).parameters().get("key").textValue());
     } catch (InvalidOperationKeyException e) {
-      return Mono.just(McpResults.problem(Problem.of(ProblemType.INVALID_KEY, e.getMessage())));
+      return Mono.just(McpResults.of(Answers.invalidKey(e.getMessage()), null));
     }
     return onEngine(
         McpConventions.GET_OPERATION,
         caller.get(),
-        () ->
-            engine
-                .lookup(caller.get().principal().tenant(), key)
-                .map(
-                    record ->
-                        McpResults.operation(
-                            record, engine.history(caller.get().principal().tenant(), key)))
-                .orElseGet(
-                    () ->
-                        engine
-                            .tombstone(caller.get().principal().tenant(), key)
-                            .map(t -> McpResults.problem(OperationProblems.expired(t)))
-                            // The same answer for a key never seen and a key of another tenant.
-                            .orElseGet(
-                                () ->
-                                    McpResults.problem(
-                                        Problem.of(
-                                            ProblemType.NOT_FOUND,
-                                            "no operation with this key")))));
+        () -> McpResults.of(Answers.lookup(engine, caller.get().principal().tenant(), key), null));
   }
 
   /**
@@ -323,77 +308,9 @@ final class LedgerTools implements AutoCloseable {
   private static CallToolResult guarded(String tool, Supplier<CallToolResult> work) {
     try {
       return work.get();
-    } catch (ToolExecutionException e) {
-      LOG.atError()
-          .addKeyValue("error", ProblemType.TOOL_FAILED.slug())
-          .addKeyValue("tool", e.tool())
-          .setCause(LogSafety.withoutMessages(e.getCause()))
-          .log("the tool failed; its transaction was rolled back");
-      return McpResults.problem(
-          Problem.of(
-              ProblemType.TOOL_FAILED,
-              "the tool failed and its transaction was rolled back; nothing was recorded, so a"
-                  + " call with the same key executes it afresh"));
-    } catch (TransientStoreException e) {
-      LOG.atWarn()
-          .addKeyValue("error", ProblemType.STORE_BUSY.slug())
-          .log("the ledger's database is busy: {}", e.getMessage());
-      return McpResults.problem(
-          Problem.of(
-              ProblemType.STORE_BUSY, "the ledger is busy; call again with the same key shortly"),
-          null,
-          null,
-          Duration.ofSeconds(1));
-    } catch (StoreUnavailableException e) {
-      LOG.atError()
-          .addKeyValue("error", ProblemType.STORE_UNAVAILABLE.slug())
-          .log("the ledger's storage failed: {}", e.getMessage());
-      return McpResults.problem(
-          Problem.of(
-              ProblemType.STORE_UNAVAILABLE,
-              "the ledger's storage failed and nothing was recorded; call again with the same key"
-                  + " once the server's /health answers ok"),
-          null,
-          null,
-          Duration.ofSeconds(5));
     } catch (RuntimeException e) {
-      LOG.atError()
-          .addKeyValue("error", ProblemType.INTERNAL.slug())
-          .addKeyValue("tool", tool)
-          .setCause(LogSafety.withoutMessages(e))
-          .log("unexpected failure in an MCP tool");
-      return McpResults.problem(
-          Problem.of(
-              ProblemType.INTERNAL,
-              "an unexpected error occurred; look the operation up with "
-                  + McpConventions.GET_OPERATION
-                  + " before calling again"));
+      return McpResults.of(Failures.answer(LOG, e, Channel.MCP, tool, "in an MCP tool"), null);
     }
-  }
-
-  /**
-   * The refusal of a tool the token may not call. It must not depend on whether a tool of that name
-   * exists, so that a narrow token cannot probe for tool names.
-   */
-  static CallToolResult forbidden(Principal principal, String tool) {
-    return McpResults.problem(
-        Problem.of(
-            ProblemType.FORBIDDEN,
-            "this token may not call '"
-                + printable(tool)
-                + "' (its scopes: "
-                + principal.scopes()
-                + "); nothing was recorded"));
-  }
-
-  /** A tool name from a request, safe to echo: at most 64 visible ASCII characters. */
-  static String printable(String name) {
-    StringBuilder sb = new StringBuilder();
-    for (int i = 0; i < name.length() && sb.length() < 64; i++) {
-      char c = name.charAt(i);
-      sb.append(c >= 0x21 && c <= 0x7E ? c : '?');
-    }
-    return sb.toString();
   }
 
   private static JsonNode arguments(CallToolRequest request) {
@@ -407,22 +324,11 @@ final class LedgerTools implements AutoCloseable {
         Problem.of(ProblemType.UNAUTHORIZED, "this request carries no authenticated caller"));
   }
 
-  /** Logs and counts a call refused before it reached the engine, as the HTTP API does. */
-  private void rejected(McpCaller caller, String tool, ProblemType reason, long startedNanos) {
-    Duration duration = Duration.ofNanos(System.nanoTime() - startedNanos);
-    LOG.atInfo()
-        .addKeyValue("outcome", "rejected")
-        .addKeyValue("error", reason.slug())
-        .addKeyValue("tenant", caller.principal().tenant().value())
-        .addKeyValue("tool", tool)
-        .addKeyValue("transport", "mcp")
-        .addKeyValue("ms", duration.toMillis())
-        .log("operation");
-    try {
-      engine.listener().onOutcome(caller.principal().tenant(), tool, "rejected", duration);
-    } catch (RuntimeException e) {
-      LOG.warn("an outcome listener threw; ignoring it", e);
-    }
+  /** Counts the refusal of a call before the engine, as the HTTP API does, and frames it. */
+  private CallToolResult refuse(
+      McpCaller caller, String tool, long startedNanos, Answer.Refused refusal) {
+    rejections.count(caller.principal(), tool, refusal.problem().type(), startedNanos);
+    return McpResults.of(refusal, null);
   }
 
   /**

@@ -8,6 +8,9 @@ import dev.toolledger.protocol.Json;
 import dev.toolledger.protocol.MalformedJsonException;
 import dev.toolledger.protocol.Problem;
 import dev.toolledger.protocol.ProblemType;
+import dev.toolledger.server.answer.Answers;
+import dev.toolledger.server.answer.Printable;
+import dev.toolledger.server.answer.Rejections;
 import dev.toolledger.server.auth.AuthorizationHeader;
 import dev.toolledger.server.auth.Principal;
 import dev.toolledger.server.auth.Tokens;
@@ -25,7 +28,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -78,7 +80,7 @@ final class McpGate extends HttpFilter {
   private final transient Tokens tokens;
   private final transient McpSessions sessions;
   private final transient ToolRegistry tools;
-  private final transient OutcomeListener listener;
+  private final transient Rejections rejections;
   private final transient McpJsonMapper jsonMapper;
   private final List<String> protocolVersions;
   private final int maxRequestBytes;
@@ -94,7 +96,7 @@ final class McpGate extends HttpFilter {
     this.tokens = tokens;
     this.sessions = sessions;
     this.tools = tools;
-    this.listener = listener;
+    this.rejections = new Rejections(LOG, listener, "mcp");
     this.jsonMapper = jsonMapper;
     this.protocolVersions = List.copyOf(protocolVersions);
     this.maxRequestBytes = maxRequestBytes;
@@ -265,17 +267,17 @@ final class McpGate extends HttpFilter {
       if (!tool.equals(McpConventions.GET_OPERATION)) {
         // Before the tool's existence, so that a tool outside the token's scopes is not revealed.
         if (!principal.mayCall(tool)) {
-          rejected(principal, tool, ProblemType.FORBIDDEN);
-          result(response, accepted.id(), LedgerTools.forbidden(principal, tool));
+          rejections.count(principal, tool, ProblemType.FORBIDDEN, System.nanoTime());
+          result(response, accepted.id(), McpResults.of(Answers.mayNotCall(principal, tool), null));
           return;
         }
         if (tools.find(tool).isEmpty()) {
-          rejected(principal, tool, ProblemType.UNKNOWN_TOOL);
+          rejections.count(principal, tool, ProblemType.UNKNOWN_TOOL, System.nanoTime());
           jsonRpc(
               response,
               JsonRpcErrors.UNKNOWN_TOOL,
               accepted.id(),
-              "no tool is named '" + LedgerTools.printable(tool) + "'; tools/list lists them");
+              "no tool is named '" + Printable.name(tool) + "'; tools/list lists them");
           return;
         }
       }
@@ -370,21 +372,6 @@ final class McpGate extends HttpFilter {
           JsonRpcErrors.INVALID_REQUEST,
           id,
           "the server could not take this message (HTTP " + status + ")");
-    }
-  }
-
-  private void rejected(Principal principal, String tool, ProblemType reason) {
-    LOG.atInfo()
-        .addKeyValue("outcome", "rejected")
-        .addKeyValue("error", reason.slug())
-        .addKeyValue("tenant", principal.tenant().value())
-        .addKeyValue("tool", LedgerTools.printable(tool))
-        .addKeyValue("transport", "mcp")
-        .log("operation");
-    try {
-      listener.onOutcome(principal.tenant(), tool, "rejected", Duration.ZERO);
-    } catch (RuntimeException e) {
-      LOG.warn("an outcome listener threw; ignoring it", e);
     }
   }
 

@@ -10,8 +10,7 @@ import dev.toolledger.core.tool.ToolRegistry.RegisteredTool;
 import dev.toolledger.protocol.Json;
 import dev.toolledger.protocol.OperationKey;
 import dev.toolledger.protocol.OperationState;
-import dev.toolledger.protocol.Problem;
-import dev.toolledger.protocol.ProblemType;
+import dev.toolledger.server.answer.Answers;
 import dev.toolledger.server.auth.Principal;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.security.SecureRandom;
@@ -304,16 +303,7 @@ final class McpTasks {
 
   private CallToolResult resultOf(Task task, Optional<OperationRecord> record) {
     if (record.isEmpty()) {
-      return engine
-          .tombstone(task.tenant, task.key)
-          .map(t -> McpResults.of(new ExecutionOutcome.Expired(t), task.key))
-          .orElseGet(
-              () ->
-                  McpResults.problem(
-                      Problem.of(ProblemType.NOT_FOUND, "no operation with this key"),
-                      task.key,
-                      null,
-                      null));
+      return McpResults.of(Answers.missing(engine, task.tenant, task.key), task.key);
     }
     OperationRecord r = record.get();
     ExecutionOutcome outcome =
