@@ -7,8 +7,6 @@ package dev.toolledger.api;
 @FunctionalInterface
 public interface Outbox {
 
-  /**
-   * @return the event's id, stable for every delivery attempt; recipients deduplicate by it
-   */
+  /** Returns the event's id, stable for every delivery attempt; recipients deduplicate by it. */
   String enqueue(OutboxMessage message);
 }

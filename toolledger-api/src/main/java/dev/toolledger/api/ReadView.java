@@ -13,6 +13,8 @@ public interface ReadView {
   String path();
 
   /**
+   * Answers one read request.
+   *
    * @param query the request's query parameters (first value of each)
    * @throws IllegalArgumentException for a bad query parameter: answered as 400 with its message
    */

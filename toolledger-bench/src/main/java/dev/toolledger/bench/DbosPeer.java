@@ -104,12 +104,12 @@ final class DbosPeer implements AutoCloseable {
     this.system = new HikariDataSource(pool);
     DBOS started = null;
     try {
+      // DBOS's admin server is off by default (DBOSConfig.defaults), as the run needs.
       started =
           new DBOS(
               DBOSConfig.defaults("toolledger-bench")
                   .withDataSource(system)
-                  .withDatabaseSchema(schema)
-                  .withAdminServer(false));
+                  .withDatabaseSchema(schema));
       this.dbos = started;
       // Its table of step outputs (tx_step_outputs) goes in DBOS's schema, in the same database
       // as the notes, so that it commits with them.

@@ -58,6 +58,8 @@ final class HttpFloors implements UnaryOperator<Handler> {
   private volatile Consumer<String> replay;
 
   /** A replay's answer as the node sends it: body and the headers ToolLedger sets. */
+  // Never compared or hashed: it carries the bytes to write, so identity equality is harmless.
+  @SuppressWarnings("ArrayRecordComponent")
   record Canned(int status, String contentType, String requestId, byte[] body) {}
 
   /**

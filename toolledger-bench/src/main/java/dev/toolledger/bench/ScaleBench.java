@@ -26,6 +26,8 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class ScaleBench {
   /**
+   * The sizes of one run.
+   *
    * @param small records in the small ledger (e.g. 10,000)
    * @param large records in the large ledger (e.g. 10,000,000)
    * @param expired records past their retention, added to the large ledger for the sweeper

@@ -30,6 +30,8 @@ import java.time.Duration;
 public interface ActionTransport {
 
   /**
+   * Sends one attempt of the action under {@code key}.
+   *
    * @param timeout the longest this attempt may take (already capped to the policy's deadline)
    */
   AttemptResult<Outcome> send(OperationKey key, Action action, Duration timeout);

@@ -90,6 +90,6 @@ public final class EnvironmentValues {
   }
 
   private static boolean hasControl(String text) {
-    return text.chars().anyMatch(c -> c < 0x20 && c != '\t' || c == 0x7F);
+    return text.chars().anyMatch(c -> (c < 0x20 && c != '\t') || c == 0x7F);
   }
 }

@@ -106,8 +106,8 @@ public final class ToolsFile {
       throw new DefinitionException(file + ": cannot read the tools file: " + e.getMessage());
     }
     ObjectMapper mapper =
-        (factory instanceof YAMLFactory
-                ? YAMLMapper.builder((YAMLFactory) factory)
+        (factory instanceof YAMLFactory yaml
+                ? YAMLMapper.builder(yaml)
                 : JsonMapper.builder(factory))
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
@@ -132,7 +132,7 @@ public final class ToolsFile {
    */
   private static String oneLine(String message) {
     List<String> parts = new ArrayList<>();
-    String[] lines = message.split("\\R");
+    String[] lines = message.split("\\R", -1);
     for (int i = 0; i < lines.length; i++) {
       if (lines[i].startsWith(" in '")) {
         i += 2;

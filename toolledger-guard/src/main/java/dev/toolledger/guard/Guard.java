@@ -203,6 +203,8 @@ public final class Guard implements AutoCloseable {
     return specs;
   }
 
+  // Nothing reads the futures: fetchTools logs a node that does not answer and returns null.
+  @SuppressWarnings("FutureReturnValueIgnored")
   private void addToolsLater(GuardTools tools, NodeLink node) {
     background.schedule(
         new Runnable() {

@@ -61,6 +61,8 @@ public final class PostgresOptions {
   }
 
   /**
+   * Starts the options of a ledger on the PostgreSQL database at {@code url}.
+   *
    * @param url a PgJDBC URL, {@code jdbc:postgresql://host:port/database?param=value...}; a {@code
    *     currentSchema} parameter selects the schema the ledger's tables live in
    */

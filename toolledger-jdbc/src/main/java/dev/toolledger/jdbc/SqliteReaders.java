@@ -111,7 +111,7 @@ final class SqliteReaders implements AutoCloseable {
   private final AtomicReferenceArray<ReadConnection> idle;
   private final AtomicInteger open = new AtomicInteger();
   private final long timeoutNanos;
-  private volatile int generation;
+  private final AtomicInteger generation = new AtomicInteger();
   private volatile boolean closed;
 
   SqliteReaders(DataSource dataSource, int max, Duration timeout) {
@@ -147,7 +147,7 @@ final class SqliteReaders implements AutoCloseable {
 
   /** Closes the idle connections now and those in use when they come back. */
   void evict() {
-    generation++;
+    generation.incrementAndGet();
     drain();
   }
 
@@ -169,7 +169,7 @@ final class SqliteReaders implements AutoCloseable {
         int slot = (start + i) % slots;
         ReadConnection reader = idle.get(slot);
         if (reader != null && idle.compareAndSet(slot, reader, null)) {
-          if (reader.generation == generation) {
+          if (reader.generation == generation.get()) {
             return reader;
           }
           discard(reader);
@@ -192,7 +192,7 @@ final class SqliteReaders implements AutoCloseable {
   }
 
   private ReadConnection opened() throws SQLException {
-    int current = generation;
+    int current = generation.get();
     Connection connection;
     try {
       connection = dataSource.getConnection();
@@ -212,7 +212,7 @@ final class SqliteReaders implements AutoCloseable {
   }
 
   private void give(ReadConnection reader) {
-    if (closed || reader.generation != generation) {
+    if (closed || reader.generation != generation.get()) {
       discard(reader);
       return;
     }
@@ -222,7 +222,7 @@ final class SqliteReaders implements AutoCloseable {
       int slot = (start + i) % slots;
       if (idle.compareAndSet(slot, null, reader)) {
         // close() or evict() may have drained the slots between the check above and here.
-        if (closed || reader.generation != generation) {
+        if (closed || reader.generation != generation.get()) {
           drain();
         }
         return;

@@ -112,7 +112,7 @@ final class BodyFirst extends Handler.Wrapper {
         ByteBuffer buffer = chunk.getByteBuffer();
         int n = buffer.remaining();
         seen += n;
-        int keep = (int) Math.min(n, Math.max(0, keepBytes - kept.size()));
+        int keep = Math.min(n, Math.max(0, keepBytes - kept.size()));
         if (keep > 0) {
           byte[] bytes = new byte[keep];
           buffer.get(bytes);

@@ -3,7 +3,6 @@ package dev.toolledger.springai;
 import dev.toolledger.client.AgentRun;
 import dev.toolledger.client.ToolLedgerClient;
 import java.util.IdentityHashMap;
-import java.util.Map;
 
 /**
  * The pass over a run that one {@code ChatClient} request makes: made by {@link
@@ -12,7 +11,7 @@ import java.util.Map;
  * tool they call. One {@link AgentRun} per client (and so per journal).
  */
 final class RunPass {
-  private final Map<ToolLedgerClient, AgentRun> runs = new IdentityHashMap<>();
+  private final IdentityHashMap<ToolLedgerClient, AgentRun> runs = new IdentityHashMap<>();
 
   synchronized AgentRun run(ToolLedgerClient client, String workflowId) {
     AgentRun run = runs.get(client);

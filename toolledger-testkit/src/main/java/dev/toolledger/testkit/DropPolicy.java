@@ -8,9 +8,7 @@ import java.util.function.Predicate;
 @FunctionalInterface
 public interface DropPolicy {
 
-  /**
-   * @return true to drop this response and close the client's connection
-   */
+  /** Returns true to drop this response and close the client's connection. */
   boolean drop(Exchange exchange);
 
   static DropPolicy never() {

@@ -12,6 +12,8 @@ import java.util.Locale;
  * One HTTP/1.1 message read off a socket as raw bytes: enough framing (Content-Length, chunked, or
  * until close) to know where a message ends, nothing more.
  */
+// Never compared or hashed: it carries the bytes to forward, so identity equality is harmless.
+@SuppressWarnings("ArrayRecordComponent")
 record HttpMessage(String startLine, byte[] raw, int headLength, boolean endsAtClose) {
   private static final int MAX_HEAD = 64 * 1024;
 
@@ -60,7 +62,7 @@ record HttpMessage(String startLine, byte[] raw, int headLength, boolean endsAtC
     }
     int headLength = raw.size();
     String head = raw.toString(StandardCharsets.ISO_8859_1);
-    String[] lines = head.split("\r\n");
+    String[] lines = head.split("\r\n", -1);
     String startLine = lines[0];
     long contentLength = -1;
     boolean chunked = false;

@@ -19,6 +19,8 @@ public final class ProblemOutcomes {
   private ProblemOutcomes() {}
 
   /**
+   * What a problem answer means for the call: an outcome to return, or a retry.
+   *
    * @param problem the problem document the server sent
    * @param retryAfter when the server asked the caller to come back, if it did
    * @param via how the answer came, for the retry reason ("HTTP", "tool error")
@@ -34,26 +36,26 @@ public final class ProblemOutcomes {
     Optional<ProblemType> type = problem.knownType();
     if (type.isPresent()) {
       switch (type.get()) {
-        case OUTCOME_UNKNOWN:
+        case OUTCOME_UNKNOWN -> {
           return AttemptResult.done(
               new Outcome.Unknown(
                   key,
                   "the server holds this operation's outcome as unknown and will not execute it"
                       + " again; resolve it with an operator"));
-        case NOT_EXECUTED:
-        case RESPONSE_TOO_LARGE:
-        case READ_VIEW_TOO_LARGE:
+        }
+        case NOT_EXECUTED, RESPONSE_TOO_LARGE, READ_VIEW_TOO_LARGE -> {
           // Too large: nothing was recorded and the same call would fail the same way.
           return AttemptResult.done(new Outcome.Rejected(key, problem));
-        case EXPIRED:
+        }
+        case EXPIRED -> {
           return AttemptResult.done(
               new Outcome.Unknown(
                   key,
                   "the server no longer holds this operation's record ("
                       + status
                       + " operation-expired); its effect cannot be established from the server"));
-        default:
-          break;
+        }
+        default -> {}
       }
     }
     if (type.equals(Optional.of(ProblemType.IN_PROGRESS))

@@ -13,6 +13,8 @@ import java.time.Duration;
 public interface Attempt<T> {
 
   /**
+   * Makes one attempt.
+   *
    * @param number 1 for the first attempt, 2 for the first retry, ...
    * @param remaining time left until the policy's deadline; an attempt should not wait longer (for
    *     example, cap its request timeout to it)

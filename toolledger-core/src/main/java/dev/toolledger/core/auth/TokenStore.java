@@ -13,8 +13,6 @@ public interface TokenStore {
 
   List<TokenRecord> list();
 
-  /**
-   * @return true when an active token with that id existed and is now revoked
-   */
+  /** Revokes a token; returns true when an active token with that id existed and is now revoked. */
   boolean revoke(String id, Instant at);
 }

@@ -25,6 +25,8 @@ final class BackgroundPass implements AutoCloseable {
    * @param what the pass's name in log lines ("sweep", "recovery")
    * @param log the worker's own logger, so that its lines keep its name
    */
+  // Nothing reads the schedule's future: the pass logs its own failures, close() ends it.
+  @SuppressWarnings("FutureReturnValueIgnored")
   static BackgroundPass start(
       String threadName, Duration interval, String what, Logger log, Runnable pass) {
     ScheduledExecutorService scheduler =

@@ -16,6 +16,8 @@ import java.time.Duration;
 public interface OutcomeListener {
 
   /**
+   * Called once per execution with how it ended and how long it took.
+   *
    * @param kind {@link ExecutionOutcome#kind()}, or {@code "failed"} when the tool threw
    */
   void onOutcome(TenantId tenant, String tool, String kind, Duration duration);

@@ -94,6 +94,6 @@ public record SweepPacing(double writeShare, Duration maxPause) {
     }
     long min = MIN_PAUSE.toNanos();
     long max = maxPause.toNanos();
-    return (long) Math.max(min, Math.min(max, pause));
+    return (long) Math.max((double) min, Math.min((double) max, pause));
   }
 }

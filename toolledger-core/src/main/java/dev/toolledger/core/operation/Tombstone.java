@@ -14,7 +14,7 @@ import java.util.Optional;
  *
  * @param tool the operation's tool, or empty for a key that was fenced before any request came
  * @param fingerprint the operation's fingerprint, or empty for such a fence
- * @param expiredAt when the record's retention ended (its {@code expiresAt})
+ * @param expiredAt when the record's retention ended (the expiry it was stored with)
  * @param until when the tombstone ends; from then on the key is new again
  */
 public record Tombstone(

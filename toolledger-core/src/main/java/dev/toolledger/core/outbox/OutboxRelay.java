@@ -161,6 +161,8 @@ public final class OutboxRelay implements AutoCloseable {
   }
 
   /** Runs {@link #runOnce()} on a background thread every poll interval (sooner while busy). */
+  // Nothing reads the futures of start() and loop(): loop logs its own failures, close() ends it.
+  @SuppressWarnings("FutureReturnValueIgnored")
   public synchronized OutboxRelay start() {
     if (scheduler != null) {
       return this;
@@ -177,6 +179,7 @@ public final class OutboxRelay implements AutoCloseable {
     return this;
   }
 
+  @SuppressWarnings("FutureReturnValueIgnored") // as in start()
   private void loop() {
     int attempted = 0;
     try {

@@ -18,9 +18,7 @@ public interface OutboxStore {
    */
   List<OutboxEvent> claimDue(String owner, Duration lease, int limit);
 
-  /**
-   * @return false when the claim was lost (the event is someone else's now)
-   */
+  /** Marks a claimed event delivered; returns false when the claim was lost to another owner. */
   boolean markDelivered(String id, String owner);
 
   /** Counts an attempt and makes the event due again after {@code retryIn}. */

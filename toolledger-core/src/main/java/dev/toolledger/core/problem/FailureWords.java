@@ -18,9 +18,7 @@ import javax.net.ssl.SSLException;
 public final class FailureWords {
   private FailureWords() {}
 
-  /**
-   * @return a short phrase such as {@code "a timeout"} or {@code "an I/O error"}
-   */
+  /** Returns a short phrase such as {@code "a timeout"} or {@code "an I/O error"}. */
   public static String of(Throwable failure) {
     if (failure.getClass().getName().startsWith("dev.toolledger.")
         && failure.getMessage() != null

@@ -18,6 +18,8 @@ public final class ToolRegistry {
   }
 
   /**
+   * Registers the tools by name, each with its compiled input schema.
+   *
    * @throws IllegalArgumentException when two tools share a name or a schema does not compile
    */
   public static ToolRegistry of(Collection<? extends Tool> tools) {

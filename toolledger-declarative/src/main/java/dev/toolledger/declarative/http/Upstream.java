@@ -98,6 +98,8 @@ final class Upstream {
   }
 
   /** One request: {@code body} is null when none is sent. */
+  // Never compared or hashed: it carries the bytes to send, so identity equality is harmless.
+  @SuppressWarnings("ArrayRecordComponent")
   record Call(String method, URI uri, List<Header> headers, byte[] body) {
     Call {
       headers = List.copyOf(headers);
@@ -105,6 +107,8 @@ final class Upstream {
   }
 
   /** The upstream's answer; the body is empty when it was over the limit. */
+  // Never compared or hashed: it carries the bytes received, so identity equality is harmless.
+  @SuppressWarnings("ArrayRecordComponent")
   record Answer(int status, byte[] body, boolean tooLarge, Optional<String> contentType) {}
 
   static byte[] write(JsonNode body) {
@@ -278,7 +282,7 @@ final class Upstream {
   }
 
   private static Charset charset(String contentType) {
-    for (String param : contentType.split(";")) {
+    for (String param : contentType.split(";", -1)) {
       String p = param.strip();
       if (p.startsWith("charset=")) {
         try {

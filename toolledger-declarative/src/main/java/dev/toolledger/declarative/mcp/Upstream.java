@@ -329,9 +329,7 @@ final class Upstream implements AutoCloseable {
                     .toList();
             program = started.size() == 1 ? Optional.of(started.get(0)) : Optional.empty();
           }
-          // A program that dies ends its session at once: the calls in flight end uncertain now
-          // rather than at their timeout, and the next call starts it again.
-          program.ifPresent(process -> process.onExit().thenRun(() -> drop(made)));
+          program.ifPresent(process -> dropWhenItExits(process, made));
         } else {
           made.initialize().block(startTimeout.plusMillis(500));
         }
@@ -358,6 +356,16 @@ final class Upstream implements AutoCloseable {
   }
 
   /** Closes {@code session} if it is still the current one (a stdio program is stopped). */
+  /**
+   * A program that dies ends its session at once: the calls in flight end uncertain now rather than
+   * at their timeout, and the next call starts it again.
+   */
+  // Nothing reads the future: drop() closes quietly, so the future can hold no failure.
+  @SuppressWarnings("FutureReturnValueIgnored")
+  private void dropWhenItExits(ProcessHandle process, McpAsyncClient made) {
+    process.onExit().thenRun(() -> drop(made));
+  }
+
   void drop(McpAsyncClient session) {
     Optional<ProcessHandle> stopped = Optional.empty();
     synchronized (lock) {

@@ -183,18 +183,19 @@ public final class GuardedConnection implements InvocationHandler {
     @Override
     public Object invoke(Object ignored, Method method, Object[] args) throws Throwable {
       switch (method.getName()) {
-        case "close":
+        case "close" -> {
           close();
           return null;
-        case "isClosed":
+        }
+        case "isClosed" -> {
           return closed;
-        case "getConnection":
+        }
+        case "getConnection" -> {
           return self;
-        case "unwrap":
-        case "isWrapperFor":
-          throw new SQLException("the ledger transaction's statements cannot be unwrapped");
-        default:
-          break;
+        }
+        case "unwrap", "isWrapperFor" ->
+            throw new SQLException("the ledger transaction's statements cannot be unwrapped");
+        default -> {}
       }
       if (closed) {
         throw observed(new SQLException("statement used after close"));

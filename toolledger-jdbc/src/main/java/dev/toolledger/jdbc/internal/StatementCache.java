@@ -230,7 +230,7 @@ final class StatementCache implements Statements {
     @Override
     public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
       switch (method.getName()) {
-        case "close":
+        case "close" -> {
           if (!closed && failed) {
             closed = true;
             cache.remove(sql, statement);
@@ -244,12 +244,13 @@ final class StatementCache implements Statements {
             statement.clearParameters();
           }
           return null;
-        case "isClosed":
+        }
+        case "isClosed" -> {
           return closed;
-        case "unwrap":
-        case "isWrapperFor":
-          throw new SQLException("a cached statement cannot be unwrapped");
-        default:
+        }
+        case "unwrap", "isWrapperFor" ->
+            throw new SQLException("a cached statement cannot be unwrapped");
+        default -> {
           if (closed) {
             throw new SQLException("statement used after close");
           }
@@ -265,6 +266,7 @@ final class StatementCache implements Statements {
                         : call(rows, rowsMethod, rowsArgs));
           }
           return result;
+        }
       }
     }
 

@@ -9,8 +9,6 @@ public interface TransactionControl {
 
   void commit(Connection connection) throws SQLException;
 
-  /**
-   * @return false when the connection's state is unknown and it must not be reused
-   */
+  /** Rolls back; returns false when the connection's state is unknown and it must not be reused. */
   boolean rollback(Connection connection);
 }

@@ -73,6 +73,8 @@ public final class Tokens {
   }
 
   /**
+   * Issues a token for {@code tenant} with {@code scopes}.
+   *
    * @throws IllegalArgumentException for the operator scope: see {@link #issueOperator}
    */
   public IssuedToken issue(TenantId tenant, Scopes scopes, String label) {

@@ -393,7 +393,7 @@ public final class ConsoleServlet extends HttpServlet {
     if (raw == null) {
       return params;
     }
-    for (String pair : raw.split("&")) {
+    for (String pair : raw.split("&", -1)) {
       int eq = pair.indexOf('=');
       if (eq > 0) {
         params.putIfAbsent(

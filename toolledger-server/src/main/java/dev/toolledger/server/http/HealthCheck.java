@@ -3,9 +3,7 @@ package dev.toolledger.server.http;
 /** Whether the server can serve: typically whether the ledger's database answers. */
 @FunctionalInterface
 public interface HealthCheck {
-  /**
-   * @return null when healthy, otherwise a short reason (no secrets)
-   */
+  /** Returns null when healthy, otherwise a short reason (no secrets). */
   String problem();
 
   HealthCheck ALWAYS_UP = () -> null;

@@ -149,7 +149,8 @@ final class OpenApiDocument {
   static String pascal(String name) {
     StringBuilder out = new StringBuilder();
     boolean upper = true;
-    for (char c : name.toCharArray()) {
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
       if (Character.isLetterOrDigit(c)) {
         out.append(upper ? Character.toUpperCase(c) : c);
         upper = false;

@@ -65,7 +65,7 @@ final class Paths {
     if (rawQuery == null || rawQuery.isEmpty()) {
       return params;
     }
-    for (String pair : rawQuery.split("&")) {
+    for (String pair : rawQuery.split("&", -1)) {
       if (pair.isEmpty()) {
         continue;
       }

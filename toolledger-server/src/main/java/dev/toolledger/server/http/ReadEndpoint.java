@@ -14,6 +14,8 @@ public interface ReadEndpoint {
   String path();
 
   /**
+   * Answers one read request.
+   *
    * @param query the request's query parameters (first value of each)
    * @throws IllegalArgumentException for a bad query parameter; answered as 400 with the message
    */

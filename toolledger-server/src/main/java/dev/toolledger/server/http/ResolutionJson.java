@@ -76,10 +76,9 @@ public final class ResolutionJson {
     if (reason.codePointCount(0, reason.length()) > 500) {
       throw new IllegalArgumentException("the reason is longer than 500 characters");
     }
-    switch (json.path("resolution").asText()) {
-      case "NOT_EXECUTED":
-        return new Resolution.MarkNotExecuted(reason);
-      case "COMPLETED":
+    return switch (json.path("resolution").asText()) {
+      case "NOT_EXECUTED" -> new Resolution.MarkNotExecuted(reason);
+      case "COMPLETED" -> {
         JsonNode response = json.path("response");
         if (!isInteger(response.path("status")) || !response.has("body")) {
           throw new IllegalArgumentException(
@@ -89,10 +88,10 @@ public final class ResolutionJson {
         if (status < 200 || status > 599) {
           throw new IllegalArgumentException("response.status must be 200 to 599");
         }
-        return new Resolution.MarkCompleted(
+        yield new Resolution.MarkCompleted(
             new StoredResponse(status, Json.write(response.get("body"))), reason);
-      default:
-        throw new IllegalArgumentException("resolution must be COMPLETED or NOT_EXECUTED");
-    }
+      }
+      default -> throw new IllegalArgumentException("resolution must be COMPLETED or NOT_EXECUTED");
+    };
   }
 }

@@ -261,7 +261,7 @@ final class JsonAnswerTransport extends HttpServlet
       // The SDK's ServerCapabilities has no tasks member; MCP 2025-11-25 has, and this node
       // serves tasks itself.
       ObjectNode answer = objectMapper.valueToTree(result);
-      answer.with("capabilities").set("tasks", McpTasks.capability());
+      answer.withObjectProperty("capabilities").set("tasks", McpTasks.capability());
       write(response, McpSchema.JSONRPCResponse.result(call.id(), answer));
     } else {
       write(response, McpSchema.JSONRPCResponse.result(call.id(), result));
@@ -382,6 +382,9 @@ final class JsonAnswerTransport extends HttpServlet
     write(response, sdkAnswer(session, call, context));
   }
 
+  // mcp-core 2.2 deprecates responseStream(request, transport), but it is still how the SDK answers
+  // one request on a transport of the caller's; revisit when the SDK is upgraded.
+  @SuppressWarnings("deprecation")
   private McpSchema.JSONRPCResponse sdkAnswer(
       McpStreamableServerSession session,
       McpSchema.JSONRPCRequest call,

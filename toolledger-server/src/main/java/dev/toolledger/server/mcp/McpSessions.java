@@ -22,7 +22,7 @@ import java.util.Map;
 final class McpSessions {
   /** What {@link #reserve} decided. */
   sealed interface Reservation {
-    /** A slot for one new session, to {@link #open} or {@link #release}. */
+    /** A slot for one new session, to {@link McpSessions#settle} once the session opened or not. */
     record Granted(String tokenId) implements Reservation {}
 
     /** The token holds {@code limit} sessions already. */

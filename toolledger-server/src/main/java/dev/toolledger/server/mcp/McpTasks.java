@@ -178,13 +178,13 @@ final class McpTasks {
       tasks.put(task.id, task);
     }
     ObjectNode answer = Json.object();
-    answer.set("task", json(task, now));
+    answer.set("task", json(task));
     return answer;
   }
 
   /** {@code tasks/get}: the task, or empty when this caller may not see it. */
   Optional<ObjectNode> get(Principal principal, String id) {
-    return find(principal, id).map(task -> json(task, refresh(task)));
+    return find(principal, id).map(task -> json(refresh(task)));
   }
 
   /**
@@ -230,7 +230,7 @@ final class McpTasks {
     var array = answer.putArray("tasks");
     for (int i = 0; i < mine.size() && i < PAGE; i++) {
       Task task = mine.get(i);
-      array.add(json(task, refresh(task)));
+      array.add(json(refresh(task)));
     }
     if (mine.size() > PAGE) {
       answer.put("nextCursor", mine.get(PAGE - 1).id);
@@ -267,11 +267,11 @@ final class McpTasks {
         && !task.expired(now);
   }
 
-  /** Reads the operation's state into the task; answers the time of the answer. */
-  private Instant refresh(Task task) {
+  /** Reads the operation's state into the task; answers the task. */
+  private Task refresh(Task task) {
     Instant now = clock.instant();
     if (task.key == null) {
-      return now;
+      return task;
     }
     Status status = statusOf(engine.lookup(task.tenant, task.key));
     synchronized (tasks) {
@@ -280,7 +280,7 @@ final class McpTasks {
         task.lastUpdatedAt = now;
       }
     }
-    return now;
+    return task;
   }
 
   private static Status statusOf(Optional<OperationRecord> record) {
@@ -316,7 +316,7 @@ final class McpTasks {
     return McpResults.of(outcome, task.key);
   }
 
-  private ObjectNode json(Task task, Instant now) {
+  private ObjectNode json(Task task) {
     ObjectNode json = Json.object();
     Status status;
     Instant updated;

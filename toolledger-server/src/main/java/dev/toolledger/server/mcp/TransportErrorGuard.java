@@ -5,8 +5,8 @@ import jakarta.servlet.WriteListener;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpServletResponseWrapper;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintWriter;
+import java.io.Writer;
 
 /**
  * Hands the transport the response, except an error: once it sets a status of 400 or more (or calls
@@ -47,7 +47,7 @@ final class TransportErrorGuard extends HttpServletResponseWrapper {
 
   @Override
   public PrintWriter getWriter() throws IOException {
-    return failedWith != 0 ? new PrintWriter(OutputStream.nullOutputStream()) : super.getWriter();
+    return failedWith != 0 ? new PrintWriter(Writer.nullWriter()) : super.getWriter();
   }
 
   @Override

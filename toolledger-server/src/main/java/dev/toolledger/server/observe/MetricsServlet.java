@@ -73,19 +73,14 @@ public final class MetricsServlet extends HttpServlet {
   }
 
   private boolean allowed(HttpServletRequest request) {
-    switch (access) {
-      case OPEN:
-        return true;
-      case LOOPBACK:
-        if (isLoopback(request.getRemoteAddr())) {
-          return true;
-        }
-        return operators.authenticate(request.getHeader("Authorization")).isPresent();
-      case OPERATOR:
-        return operators.authenticate(request.getHeader("Authorization")).isPresent();
-      default:
-        return false;
-    }
+    return switch (access) {
+      case OPEN -> true;
+      case LOOPBACK ->
+          isLoopback(request.getRemoteAddr())
+              || operators.authenticate(request.getHeader("Authorization")).isPresent();
+      case OPERATOR -> operators.authenticate(request.getHeader("Authorization")).isPresent();
+      case OFF -> false;
+    };
   }
 
   static boolean isLoopback(String address) {

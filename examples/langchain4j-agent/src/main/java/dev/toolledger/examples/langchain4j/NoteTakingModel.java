@@ -99,18 +99,17 @@ final class NoteTakingModel implements ChatModel {
   }
 
   private static String answer(JsonNode result) {
-    switch (result.path("outcome").asText()) {
-      case "completed":
-        return "Note #"
-            + result.path("result").path("id").asText()
-            + " '"
-            + result.path("result").path("title").asText()
-            + "' is saved.";
-      case "unknown":
-        return "I could not confirm that the note was saved. I will not create it again; it is"
-            + " being checked.";
-      default:
-        return "The note was not saved: " + result.path("problem").path("detail").asText();
-    }
+    return switch (result.path("outcome").asText()) {
+      case "completed" ->
+          "Note #"
+              + result.path("result").path("id").asText()
+              + " '"
+              + result.path("result").path("title").asText()
+              + "' is saved.";
+      case "unknown" ->
+          "I could not confirm that the note was saved. I will not create it again; it is"
+              + " being checked.";
+      default -> "The note was not saved: " + result.path("problem").path("detail").asText();
+    };
   }
 }

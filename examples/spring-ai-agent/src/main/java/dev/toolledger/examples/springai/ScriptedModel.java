@@ -85,10 +85,10 @@ final class ScriptedModel implements ChatModel {
 
   /** What a careful model makes of each outcome. */
   private static String reply(JsonNode told) {
-    switch (told.path("outcome").asText()) {
-      case "completed":
+    return switch (told.path("outcome").asText()) {
+      case "completed" -> {
         JsonNode note = told.path("result");
-        return "Note #"
+        yield "Note #"
             + note.path("id").asLong()
             + " \""
             + note.path("title").asText()
@@ -96,11 +96,11 @@ final class ScriptedModel implements ChatModel {
             + (told.path("replayed").asBoolean()
                 ? " (the recorded result: it was not saved twice)."
                 : ".");
-      case "unknown":
-        return "I could not confirm that the note was saved. I will not try again until it has"
-            + " been checked.";
-      default:
-        return "The note was not saved: " + told.path("problem").path("detail").asText();
-    }
+      }
+      case "unknown" ->
+          "I could not confirm that the note was saved. I will not try again until it has"
+              + " been checked.";
+      default -> "The note was not saved: " + told.path("problem").path("detail").asText();
+    };
   }
 }
