@@ -19,7 +19,7 @@ record DefinedScenario(String name, boolean remote, Operation operation, AutoClo
     void run(int thread, long sequence) throws Exception;
   }
 
-  private static final AutoCloseable NOTHING = () -> {};
+  private static void closeNothing() {}
 
   DefinedScenario {
     Objects.requireNonNull(name, "name");
@@ -29,7 +29,7 @@ record DefinedScenario(String name, boolean remote, Operation operation, AutoClo
 
   /** A scenario inside the process that holds nothing to close. */
   static DefinedScenario local(String name, Operation operation) {
-    return new DefinedScenario(name, false, operation, NOTHING);
+    return new DefinedScenario(name, false, operation, DefinedScenario::closeNothing);
   }
 
   /** A scenario inside the process whose {@code teardown} closes what it holds. */

@@ -203,7 +203,7 @@ final class FloorScenarios {
                 }
               });
         },
-        upstream::close);
+        upstream);
   }
 
   /** Binds {@link #INSERT_ROW}: the completed row of {@code key}, whose note is {@code id}. */

@@ -18,7 +18,7 @@ final class HttpScenarios {
         (thread, sequence) ->
             Scenarios.expect(
                 Scenarios.post(target, http, thread, Scenarios.newKey(target, keys)), 201, "false"),
-        http::close);
+        http);
   }
 
   /** Identical retries through the real HTTP server. */
@@ -30,7 +30,7 @@ final class HttpScenarios {
           String key = target.replayKey(Scenarios.spread(thread, sequence, Target.REPLAY_KEYS));
           Scenarios.expect(Scenarios.post(target, http, thread, key), 201, "true");
         },
-        http::close);
+        http);
   }
 
   /**
@@ -50,7 +50,7 @@ final class HttpScenarios {
               201,
               "true");
         },
-        http::close);
+        http);
   }
 
   /**
@@ -74,7 +74,7 @@ final class HttpScenarios {
                     Scenarios.NOTE_BYTES),
                 201,
                 "false"),
-        http::close);
+        http);
   }
 
   /**
@@ -100,6 +100,6 @@ final class HttpScenarios {
             throw new IllegalStateException("the upstream answered HTTP " + response.status());
           }
         },
-        http::close);
+        http);
   }
 }

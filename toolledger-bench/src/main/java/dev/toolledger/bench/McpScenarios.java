@@ -220,7 +220,7 @@ final class McpScenarios {
       return Json.parse(body);
     }
     StringBuilder data = new StringBuilder(body.length());
-    for (String line : body.split("\r?\n")) {
+    for (String line : body.split("\r?\n", -1)) {
       if (line.startsWith("data:")) {
         if (data.length() > 0) {
           data.append('\n');

@@ -258,7 +258,8 @@ public final class LeanStreamableHttpTransport implements McpClientTransport {
   private void exchange(JSONRPCMessage message, String version) {
     Session current = session.get();
     if (current.closed()) {
-      throw new McpTransportSessionClosedException("the MCP transport is closed");
+      // The SDK deprecated the constructor that takes a message; its type alone says what happened.
+      throw new McpTransportSessionClosedException();
     }
     byte[] body;
     try {
@@ -531,7 +532,7 @@ public final class LeanStreamableHttpTransport implements McpClientTransport {
         if (header
             .getValue()
             .chars()
-            .anyMatch(c -> c < 0x20 && c != '\t' || c == 0x7F || c > 0xFF)) {
+            .anyMatch(c -> (c < 0x20 && c != '\t') || c == 0x7F || c > 0xFF)) {
           throw new IllegalArgumentException(
               "header " + name + " has a value with control characters");
         }

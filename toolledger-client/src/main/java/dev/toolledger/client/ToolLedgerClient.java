@@ -194,33 +194,31 @@ public final class ToolLedgerClient {
                 "the server holds this key for another tool; the journal and the server disagree,"
                     + " hand it to a human"));
       }
-      switch (record.state()) {
-        case COMPLETED:
+      return switch (record.state()) {
+        case COMPLETED -> {
           StoredResponse response = record.response().orElseThrow();
-          return settle(
+          yield settle(
               entry,
               new Outcome.Completed(
                   key, response.status(), HttpAnswers.parseBody(response.body()), true));
-        case NOT_EXECUTED:
-          return settle(
-              entry,
-              new Outcome.Rejected(
-                  key,
-                  ProblemDetails.of(
-                      ProblemType.NOT_EXECUTED,
-                      "the server resolved this key as not executed; it will not execute")));
-        case UNKNOWN:
-          return settle(
-              entry,
-              new Outcome.Unknown(
-                  key,
-                  "the server holds this operation's outcome as unknown; resolve it with an"
-                      + " operator"));
-        case IN_PROGRESS:
-          return send(entry); // joins the execution under way and gets its outcome
-        default:
-          throw new IllegalStateException("unhandled state " + record.state());
-      }
+        }
+        case NOT_EXECUTED ->
+            settle(
+                entry,
+                new Outcome.Rejected(
+                    key,
+                    ProblemDetails.of(
+                        ProblemType.NOT_EXECUTED,
+                        "the server resolved this key as not executed; it will not execute")));
+        case UNKNOWN ->
+            settle(
+                entry,
+                new Outcome.Unknown(
+                    key,
+                    "the server holds this operation's outcome as unknown; resolve it with an"
+                        + " operator"));
+        case IN_PROGRESS -> send(entry); // joins the execution under way and gets its outcome
+      };
     }
     if (found instanceof LookupResult.NotFound) {
       Duration age = Duration.between(entry.recordedAt(), clock.instant());

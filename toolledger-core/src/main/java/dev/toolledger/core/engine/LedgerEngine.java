@@ -297,6 +297,8 @@ public final class LedgerEngine {
     }
 
     /**
+     * Builds the engine from the settings given so far.
+     *
      * @throws IllegalArgumentException when the configuration overrides the retention of a tool
      *     this engine does not have
      */

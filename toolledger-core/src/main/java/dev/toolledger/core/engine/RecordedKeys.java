@@ -39,16 +39,19 @@ final class RecordedKeys {
         return new KeyReused(current.intent().get().tool());
       }
       switch (current.state()) {
-        case COMPLETED:
+        case COMPLETED -> {
           return new Replayed(current);
-        case UNKNOWN:
+        }
+        case UNKNOWN -> {
           return new OutcomeUnknown(current);
-        case NOT_EXECUTED:
+        }
+        case NOT_EXECUTED -> {
           return new NotExecuted(current);
-        case IN_PROGRESS:
-          break;
-        default:
-          throw new IllegalStateException("unhandled state " + current.state());
+        }
+        case IN_PROGRESS -> {
+          // waits below
+        }
+        default -> throw new IllegalStateException("unhandled state " + current.state());
       }
       // In progress: wait for the executor to finish, polling with a growing pause, but never
       // past the caller's deadline and never by pretending the operation is done.

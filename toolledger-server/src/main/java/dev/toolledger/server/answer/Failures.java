@@ -17,6 +17,8 @@ public final class Failures {
   private Failures() {}
 
   /**
+   * Logs a failed call and gives the answer its caller gets.
+   *
    * @param log the transport's logger, so that a log line names the front the call came through
    * @param tool the tool called, for the log; null when the transport does not know it
    * @param where what failed, for the log line of an unexpected failure ("on GET /health")

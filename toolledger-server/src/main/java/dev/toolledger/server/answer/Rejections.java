@@ -28,6 +28,8 @@ public final class Rejections {
   }
 
   /**
+   * Logs and counts one refused call.
+   *
    * @param tool the tool's name as the caller sent it (echoed in the log only as printable)
    * @param startedNanos {@link System#nanoTime()} when the call arrived
    */

@@ -164,7 +164,7 @@ final class CallToolEndpoint {
   static Optional<Duration> preferredWait(Enumeration<String> headers) {
     Optional<Duration> wait = Optional.empty();
     for (String header : Collections.list(headers)) {
-      for (String preference : header.split(",")) {
+      for (String preference : header.split(",", -1)) {
         String[] parts = preference.strip().split("=", 2);
         if (parts.length == 2 && parts[0].strip().equalsIgnoreCase("wait")) {
           try {
