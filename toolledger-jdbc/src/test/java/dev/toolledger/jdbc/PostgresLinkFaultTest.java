@@ -315,6 +315,7 @@ class PostgresLinkFaultTest {
   static final class SendTool implements ExternalTool {
     final Map<String, AtomicInteger> performs = new ConcurrentHashMap<>();
     volatile Runnable duringPerform = () -> {};
+    volatile boolean notDone;
 
     @Override
     public ToolDescriptor descriptor() {
@@ -330,6 +331,9 @@ class PostgresLinkFaultTest {
               .computeIfAbsent(context.downstreamKey(), k -> new AtomicInteger())
               .incrementAndGet();
       duringPerform.run();
+      if (notDone) {
+        return EffectResult.notDone("the downstream refused before acting");
+      }
       return EffectResult.done(ToolResponse.of(201, Json.object().put("sent", 1)));
     }
 
@@ -365,7 +369,29 @@ class PostgresLinkFaultTest {
         .isInstanceOfSatisfying(Replayed.class, r -> assertThat(r.response()).isEqualTo(recorded));
     List<HistoryEntry> history = store.history(ACME, OperationKey.of("k"));
     assertThat(history).hasSize(2);
-    assertThat(history).noneMatch(h -> h.cause().contains("refused"));
+    assertThat(history).noneMatch(h -> h.cause().contains("was refused"));
+  }
+
+  @Test
+  void aReleaseWhoseCommitAnswerWasLostLeavesTheKeyFreeAndSaysNothingHappened() {
+    SendTool tool = new SendTool();
+    tool.notDone = true;
+    LedgerEngine engine = engine(EngineConfig.builder(), tool);
+    // The claim commits normally; the release's COMMIT commits and its answer is lost.
+    tool.duringPerform =
+        () -> proxy.resetNext(PgFaultPoint.AFTER_COMMIT_SENT, "INSERT INTO tl_operation_history");
+
+    ExecutionOutcome outcome = call(engine, "send", "k");
+
+    assertThat(proxy.resets()).isEqualTo(1);
+    assertThat(outcome).isInstanceOf(ExecutionOutcome.ToolUnavailable.class);
+    assertThat(store.find(ACME, OperationKey.of("k"))).isEmpty();
+    assertThat(store.history(ACME, OperationKey.of("k")))
+        .extracting(HistoryEntry::cause)
+        .noneMatch(cause -> cause.contains("was refused"));
+    tool.notDone = false;
+    tool.duringPerform = () -> {};
+    assertThat(call(engine, "send", "k")).isInstanceOf(Executed.class);
   }
 
   @Test

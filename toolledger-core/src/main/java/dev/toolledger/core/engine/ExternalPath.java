@@ -335,6 +335,10 @@ final class ExternalPath {
                               + "); the key may be retried",
                           actor(),
                           fence));
+                } else if (tx.find(tenant, key).isEmpty()) {
+                  // Released by an earlier attempt whose COMMIT answer was lost: the claim's row
+                  // is gone (a takeover keeps the row), so the key is free as this release meant.
+                  return true;
                 } else {
                   refused(tx, tenant, key, fence, at, "a release of fence " + fence);
                 }
