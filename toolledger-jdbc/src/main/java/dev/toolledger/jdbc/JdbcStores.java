@@ -102,8 +102,8 @@ final class JdbcStores {
     pool.setMinimumIdle(Math.min(2, options.poolSize()));
     pool.setAutoCommit(true);
     pool.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
-    PostgresSupport support = new PostgresSupport(options.claimWait());
-    pool.setConnectionInitSql(support.connectionInitSql());
+    PostgresSupport support = new PostgresSupport();
+    PostgresLinkBounds.apply(options, postgres, pool);
     pool.setConnectionTimeout(options.connectionTimeout().toMillis());
     String description =
         "postgresql:" + options.redactedUrl().substring(PostgresOptions.URL_PREFIX.length());
@@ -157,8 +157,7 @@ final class JdbcStores {
               ? "postgresql:"
                   + PostgresOptions.redact(url).substring(PostgresOptions.URL_PREFIX.length())
               : "postgresql (the application's data source)";
-      connections =
-          new StoreConnections(dataSource, PostgresSupport.perTransaction(claimWait), description);
+      connections = new StoreConnections(dataSource, PostgresSupport.perTransaction(), description);
     } else {
       throw new StoreException(
           "the application's data source is "

@@ -11,6 +11,7 @@ import dev.toolledger.core.store.LeaseClaim;
 import dev.toolledger.core.store.LedgerTransaction;
 import dev.toolledger.core.store.NewOperation;
 import dev.toolledger.core.store.StoreException;
+import dev.toolledger.core.store.UncertainCommitException;
 import dev.toolledger.jdbc.internal.GuardedConnection;
 import dev.toolledger.protocol.OperationKey;
 import dev.toolledger.protocol.OperationState;
@@ -56,6 +57,12 @@ final class JdbcTransaction implements LedgerTransaction {
    * {@link #complete}.
    */
   private NewOperation reserved;
+
+  /**
+   * A leased claim that this transaction found committed by an earlier attempt of the same work
+   * (its answer lost): the claim's history row committed with it and is not appended twice.
+   */
+  private OperationId claimFoundCommitted;
 
   /**
    * Whether the claim found the key taken (recorded or guarded by a tombstone) after reading it
@@ -157,7 +164,14 @@ final class JdbcTransaction implements LedgerTransaction {
   public ClaimResult claimLeased(NewOperation operation, LeaseClaim lease, Duration maxWait) {
     records.flush();
     try {
-      ClaimResult result = KeyClaims.leased(connection, dialect, operation, lease, maxWait);
+      ClaimResult result =
+          KeyClaims.leased(
+              connection,
+              dialect,
+              operation,
+              lease,
+              maxWait,
+              () -> claimFoundCommitted = new OperationId(operation.tenant(), operation.key()));
       if (result instanceof ClaimResult.Contended) {
         rollbackOnly = true;
       }
@@ -194,7 +208,21 @@ final class JdbcTransaction implements LedgerTransaction {
 
   /** Commits this transaction, with what {@link RecordWrites} held back in the same round trip. */
   void commit() throws SQLException {
-    records.commit();
+    try {
+      records.commit();
+    } catch (SQLException e) {
+      String state = e.getSQLState();
+      if (state != null && state.startsWith("08")) {
+        // Class 08, connection exception: the COMMIT may have reached the server and committed
+        // before the link broke or its answer timed out. Never report that as "nothing happened".
+        throw new UncertainCommitException(
+            "the connection failed while committing (SQLState "
+                + state
+                + "); the transaction may have committed",
+            e);
+      }
+      throw e;
+    }
   }
 
   @Override
@@ -376,6 +404,14 @@ final class JdbcTransaction implements LedgerTransaction {
 
   @Override
   public void appendHistory(TenantId tenant, OperationKey key, HistoryEntry entry) {
+    if (claimFoundCommitted != null
+        && claimFoundCommitted.equals(new OperationId(tenant, key))
+        && entry.from().isEmpty()
+        && entry.to() == OperationState.IN_PROGRESS) {
+      // The claim's own history row committed with it, in the attempt whose answer was lost.
+      claimFoundCommitted = null;
+      return;
+    }
     records.appendHistory(tenant, key, entry);
   }
 

@@ -44,12 +44,13 @@ final class KeyClaims {
           + " LEFT JOIN tl_tombstones t ON t.tenant = ? AND t.op_key = ?";
 
   /**
-   * PostgreSQL's claim, in one round trip (with the driver's {@code BEGIN}): the key's advisory
-   * lock, then {@link #READ_KEY}. At READ COMMITTED a statement reads with a snapshot taken when it
-   * starts, so the read, which starts once the lock is granted, sees whatever the lock's previous
-   * holder committed.
+   * PostgreSQL's claim, in one round trip (with the driver's {@code BEGIN}): the claim's wait as
+   * the lock_timeout, the key's advisory lock, {@link #READ_KEY}, and the database's lock_timeout
+   * back for the tool ({@link KeyLocks#bounded}). At READ COMMITTED a statement reads with a
+   * snapshot taken when it starts, so the read, which starts once the lock is granted, sees
+   * whatever the lock's previous holder committed.
    */
-  private static final String LOCK_AND_READ = KeyLocks.LOCK + "; " + READ_KEY;
+  private static final String LOCK_AND_READ = KeyLocks.bounded(KeyLocks.LOCK + "; " + READ_KEY);
 
   /**
    * SQLite's claim: 1 when the key has a record or a tombstone, else 0 (see {@link #keyIsKnown}).
@@ -150,12 +151,13 @@ final class KeyClaims {
   static ClaimResult underKeyLock(
       Connection connection, DialectSupport dialect, NewOperation operation, Duration maxWait)
       throws SQLException {
-    boolean waitChanged = dialect.beforeClaim(connection, maxWait);
     ClaimResult decided;
     try (PreparedStatement ps = dialect.statements().prepare(connection, LOCK_AND_READ)) {
-      ps.setLong(1, KeyLocks.of(operation.tenant(), operation.key()));
-      bindKeyRead(ps, 2, operation);
-      ps.execute();
+      ps.setString(1, KeyLocks.waitOf(maxWait));
+      ps.setLong(2, KeyLocks.of(operation.tenant(), operation.key()));
+      bindKeyRead(ps, 3, operation);
+      ps.execute(); // the wait's set_config
+      ps.getMoreResults(); // the lock
       if (!ps.getMoreResults()) {
         throw new SQLException("the claim's read of the key returned no rows");
       }
@@ -171,7 +173,6 @@ final class KeyClaims {
     if (decided != null) {
       return decided;
     }
-    dialect.afterClaim(connection, waitChanged);
     return new ClaimResult.Claimed(1);
   }
 
@@ -190,7 +191,8 @@ final class KeyClaims {
       DialectSupport dialect,
       NewOperation operation,
       LeaseClaim lease,
-      Duration maxWait)
+      Duration maxWait,
+      Runnable foundCommitted)
       throws SQLException {
     String sql =
         lockFirst(dialect)
@@ -200,12 +202,13 @@ final class KeyClaims {
             + dialect.nowMillis()
             + " + ?, 1, ?, ? WHERE "
             + RetentionRows.NO_LIVE_TOMBSTONE
-            + " ON CONFLICT (tenant, op_key) DO NOTHING";
-    boolean waitChanged = dialect.beforeClaim(connection, maxWait);
+            + " ON CONFLICT (tenant, op_key) DO NOTHING"
+            + unwaitLast(dialect);
     int inserted;
     try (PreparedStatement ps = dialect.statements().prepare(connection, sql)) {
       int next = 1;
       if (dialect.kind() == SqlDialect.POSTGRESQL) {
+        ps.setString(next++, KeyLocks.waitOf(maxWait));
         ps.setLong(next++, KeyLocks.of(operation.tenant(), operation.key()));
       }
       ps.setString(next++, operation.tenant().value());
@@ -228,13 +231,13 @@ final class KeyClaims {
       }
       throw e;
     }
-    dialect.afterClaim(connection, waitChanged);
     if (inserted == 1) {
       return new ClaimResult.Claimed(1);
     }
     if (ownClaim(connection, dialect, operation, lease)) {
       // This very claim committed in an earlier attempt whose acknowledgement was lost (a
       // connection dropped during COMMIT): it is still ours, untouched.
+      foundCommitted.run();
       return new ClaimResult.Claimed(1);
     }
     // Nothing inserted: the key has a record, or a live tombstone. Each statement at READ
@@ -262,7 +265,14 @@ final class KeyClaims {
    * the database's).
    */
   private static String lockFirst(DialectSupport dialect) {
-    return dialect.kind() == SqlDialect.POSTGRESQL ? KeyLocks.LOCK + "; " : "";
+    return dialect.kind() == SqlDialect.POSTGRESQL
+        ? KeyLocks.WAIT + "; " + KeyLocks.LOCK + "; "
+        : "";
+  }
+
+  /** After a statement that began with {@link #lockFirst}: the tool's lock_timeout back. */
+  private static String unwaitLast(DialectSupport dialect) {
+    return dialect.kind() == SqlDialect.POSTGRESQL ? "; " + KeyLocks.UNWAIT : "";
   }
 
   /** Runs {@code ps}, whose SQL began with {@link #lockFirst}: the count of its insert. */
@@ -271,8 +281,9 @@ final class KeyClaims {
     if (dialect.kind() != SqlDialect.POSTGRESQL) {
       return ps.executeUpdate();
     }
-    ps.execute();
-    ps.getMoreResults();
+    ps.execute(); // the wait's set_config
+    ps.getMoreResults(); // the lock
+    ps.getMoreResults(); // the insert
     return ps.getUpdateCount();
   }
 

@@ -3,6 +3,7 @@ package dev.toolledger.jdbc;
 import dev.toolledger.core.store.StoreException;
 import dev.toolledger.core.store.StoreUnavailableException;
 import dev.toolledger.core.store.TransientStoreException;
+import dev.toolledger.core.store.UncertainCommitException;
 import java.sql.SQLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,6 +54,9 @@ final class StorageFaults {
   RuntimeException translateWork(Throwable failure) {
     if (failure instanceof StoreUnavailableException unavailable) {
       return unavailable;
+    }
+    if (failure instanceof UncertainCommitException uncertain) {
+      return uncertain; // already says what it knows: the commit may have happened
     }
     SQLException sql = findSqlException(failure);
     if ((failure instanceof WrappedSqlException || failure instanceof SQLException)

@@ -15,6 +15,7 @@ import dev.toolledger.core.operation.Tombstone;
 import dev.toolledger.core.store.ClaimResult;
 import dev.toolledger.core.store.NewOperation;
 import dev.toolledger.core.store.TransientStoreException;
+import dev.toolledger.core.store.UncertainCommitException;
 import dev.toolledger.protocol.Json;
 import dev.toolledger.protocol.OperationState;
 import dev.toolledger.protocol.StoredResponse;
@@ -121,6 +122,11 @@ final class TransactionalPath {
                         Optional.of(expiresAt)));
               });
     } catch (TransientStoreException e) {
+      if (e instanceof UncertainCommitException) {
+        // The last attempt's commit may have happened: "busy" would say it did not. The caller's
+        // retry with the key reads the record and learns which.
+        return new InProgress(config.retryAfter());
+      }
       LOG.atWarn()
           .addKeyValue("tenant", invocation.tenant().value())
           .addKeyValue("tool", toolName)
