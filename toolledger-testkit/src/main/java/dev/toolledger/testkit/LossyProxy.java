@@ -78,11 +78,18 @@ public final class LossyProxy implements AutoCloseable {
     return URI.create("http://" + listener.getInetAddress().getHostAddress() + ":" + port());
   }
 
-  /** Responses the server sent that the caller never got. */
+  /**
+   * Responses the server sent that the caller never got; counted before the caller's connection is
+   * closed, so a caller that saw its connection end sees the count.
+   */
   public long dropped() {
     return dropped.get();
   }
 
+  /**
+   * Responses passed on to the caller; counted before they are written, so a caller that has its
+   * answer sees the count.
+   */
   public long forwarded() {
     return forwarded.get();
   }

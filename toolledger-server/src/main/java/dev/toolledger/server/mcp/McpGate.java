@@ -304,17 +304,24 @@ final class McpGate extends HttpFilter {
       return;
     }
     McpSessions.Reservation.Granted slot = (McpSessions.Reservation.Granted) reservation;
-    String sessionId = null;
+    SessionOpeningResponse opening =
+        new SessionOpeningResponse(response, id -> sessions.open(slot, principal, id));
+    boolean answered = false;
     try {
-      TransportErrorGuard guarded = new TransportErrorGuard(response);
+      TransportErrorGuard guarded = new TransportErrorGuard(opening);
       chain.doFilter(request, guarded);
-      if (guarded.failedWith() != 0) {
+      answered = guarded.failedWith() == 0;
+      if (!answered) {
         answerFailure(response, guarded.failedWith(), null, null);
-      } else {
-        sessionId = response.getHeader(SESSION_HEADER);
       }
     } finally {
-      sessions.settle(slot, principal, sessionId);
+      String opened = opening.opened();
+      if (opened == null) {
+        sessions.release(slot);
+      } else if (!answered) {
+        // The client is told initialize failed, so it never learns this id.
+        sessions.close(opened);
+      }
     }
   }
 

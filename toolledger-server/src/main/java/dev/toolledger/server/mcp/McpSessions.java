@@ -56,13 +56,23 @@ final class McpSessions {
     return new Reservation.Granted(tokenId);
   }
 
-  /** Turns a granted slot into an open session, or frees it when no session was opened. */
-  synchronized void settle(Reservation.Granted slot, Principal principal, String sessionId) {
+  /**
+   * Opens the session of a granted slot. Call it before the session's id can reach the client (see
+   * {@link SessionOpeningResponse}), so that the client's next message finds it.
+   */
+  synchronized void open(Reservation.Granted slot, Principal principal, String sessionId) {
+    free(slot);
+    sessions.put(
+        sessionId, new Session(principal.tenant().value(), principal.tokenId(), clock.instant()));
+  }
+
+  /** Frees a granted slot when no session was opened with it. */
+  synchronized void release(Reservation.Granted slot) {
+    free(slot);
+  }
+
+  private void free(Reservation.Granted slot) {
     pending.computeIfPresent(slot.tokenId(), (k, n) -> n > 1 ? n - 1 : null);
-    if (sessionId != null && !sessionId.isBlank()) {
-      sessions.put(
-          sessionId, new Session(principal.tenant().value(), principal.tokenId(), clock.instant()));
-    }
   }
 
   /**

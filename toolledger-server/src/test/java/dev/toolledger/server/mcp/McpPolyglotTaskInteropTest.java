@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import dev.toolledger.core.engine.EngineConfig;
+import dev.toolledger.protocol.Json;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -66,20 +67,17 @@ class McpPolyglotTaskInteropTest {
                   + heldKey
                   + "\"}}}")) {
         assertThat(held.entered.await(30, TimeUnit.SECONDS)).as("the held call started").isTrue();
-        // Let the held call go once the script has replayed its create (its next call asks for
-        // the task) and has had time to get the task and poll it.
+        // Let the held call go once the script's call of it has become a task: that task was
+        // created "working", whatever the machine's speed, and the script polls it to its end.
+        // (A fixed pause after the script's create was not enough on a loaded machine.)
         Thread releaser =
             new Thread(
                 () -> {
                   try {
                     long deadline = System.nanoTime() + SCRIPT_TIMEOUT.toNanos();
-                    while (fixture.count(
-                                "SELECT COUNT(*) FROM notes WHERE title = 'from typescript'")
-                            == 0
-                        && System.nanoTime() < deadline) {
+                    while (tasksOf(raw) == 0 && System.nanoTime() < deadline) {
                       Thread.sleep(50);
                     }
-                    Thread.sleep(3_000);
                   } catch (Exception e) {
                     // Released below all the same, so the held call ends.
                   }
@@ -128,6 +126,15 @@ class McpPolyglotTaskInteropTest {
       assertThat(fixture.count("SELECT COUNT(*) FROM notes WHERE title = 'from python'"))
           .isEqualTo(1);
     }
+  }
+
+  /** The tasks the tenant of {@code session} has. */
+  private static int tasksOf(RawMcp session) throws Exception {
+    return Json.parse(
+            session.post("{\"jsonrpc\":\"2.0\",\"id\":\"l\",\"method\":\"tasks/list\"}").body())
+        .path("result")
+        .path("tasks")
+        .size();
   }
 
   private static void require(boolean available, String what) {
