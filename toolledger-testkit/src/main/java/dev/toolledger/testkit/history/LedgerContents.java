@@ -35,6 +35,16 @@ public record LedgerContents(
     }
   }
 
+  /**
+   * These contents with more effects counted, from another place the run's tools write to (an
+   * upstream service's own count, say).
+   */
+  public LedgerContents plusEffects(Map<String, Integer> more) {
+    Map<String, Integer> all = new java.util.HashMap<>(effects);
+    more.forEach((key, count) -> all.merge(key, count, Integer::sum));
+    return new LedgerContents(operations, all, strayEffects);
+  }
+
   public int effectsOf(String key) {
     return effects.getOrDefault(key, 0);
   }
