@@ -30,6 +30,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -38,6 +39,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -84,11 +86,24 @@ class ChaosRunIT {
     LINK_RESET,
     LINK_REFUSED,
     LINK_STALL,
-    /** A PostgreSQL failover: needs a primary and a standby, which this run does not start. */
+    /** A PostgreSQL failover: only on a ledger with a standby (see {@link Ledger#failover}). */
     FAILOVER
   }
 
   @TempDir Path dir;
+
+  /** Every node started, so that none outlives a failed run. */
+  private final List<Node> nodes = new ArrayList<>();
+
+  @AfterEach
+  void stopNodes() throws InterruptedException {
+    for (Node node : nodes) {
+      node.signalStop();
+    }
+    for (Node node : nodes) {
+      node.awaitStop();
+    }
+  }
 
   @Test
   void underKillsLostAnswersAndLinkFaultsNothingAcknowledgedIsLostAndNoKeyActsTwice()
@@ -106,7 +121,6 @@ class ChaosRunIT {
       faults.put(f, new AtomicLong());
     }
     long t0 = System.nanoTime();
-    List<Node> nodes = new ArrayList<>();
     for (int i = 0; i < ledger.nodes(); i++) {
       nodes.add(new Node(dir.resolve("node-" + i + ".err"), ledger.nodeUrl(), SEED + i));
     }
@@ -126,7 +140,7 @@ class ChaosRunIT {
     ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
     List<ActionJournal> journals = new ArrayList<>();
     List<ToolLedgerClient> clients = new ArrayList<>();
-    Map<String, AtomicLong> outcomes = new java.util.concurrent.ConcurrentHashMap<>();
+    Map<String, AtomicLong> outcomes = new ConcurrentHashMap<>();
     Instant started = Instant.now();
     long settleMillis = 0;
     try {
@@ -171,8 +185,16 @@ class ChaosRunIT {
       }
 
       Instant end = started.plus(RUN);
+      Instant halfway = started.plus(RUN.dividedBy(2));
+      boolean failedOver = false;
       for (int n = 0; Instant.now().isBefore(end); n++) {
         Thread.sleep(500 + random.nextInt(1_000));
+        if (!failedOver && Instant.now().isAfter(halfway)) {
+          failedOver = true;
+          if (ledger.failover()) {
+            faults.get(Fault.FAILOVER).incrementAndGet();
+          }
+        }
         injectOne(n, random, nodes, ledger, faults);
       }
       ledger.heal();
@@ -285,16 +307,6 @@ class ChaosRunIT {
     }
   }
 
-  /**
-   * Where a failover of the ledger's PostgreSQL would be injected: a primary with a synchronous
-   * standby, the primary killed and the standby promoted under load. This run starts no standby, so
-   * {@link Fault#FAILOVER} stays at zero; the failover has its own test.
-   */
-  @SuppressWarnings("unused")
-  private static void failover() {
-    throw new UnsupportedOperationException("no standby in this run");
-  }
-
   /** The shared ledger: its URL for the nodes (through the link proxy) and for the audit. */
   private interface Ledger extends AutoCloseable {
     String nodeUrl();
@@ -307,6 +319,16 @@ class ChaosRunIT {
     PgFaultProxy links();
 
     String describe();
+
+    /**
+     * Kills the database's primary and promotes its synchronous standby; false when the ledger has
+     * no standby, as both ledgers here. The hook for a replicated ledger (a primary and a standby
+     * behind a multi-host URL, which the nodes follow without a restart): the run calls it once,
+     * halfway.
+     */
+    default boolean failover() {
+      return false;
+    }
 
     default void heal() {
       if (links() != null) {
@@ -455,11 +477,13 @@ class ChaosRunIT {
 
     void signalStop() {
       proxy.close();
-      process.toHandle().destroy(); // SIGTERM
+      if (process != null) {
+        process.toHandle().destroy(); // SIGTERM
+      }
     }
 
     void awaitStop() throws InterruptedException {
-      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+      if (process != null && !process.waitFor(30, TimeUnit.SECONDS)) {
         process.destroyForcibly();
       }
     }

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -124,7 +125,7 @@ public final class HistoryChecker {
             new Violation(
                 Rule.WAIT_BOUNDED,
                 call.key(),
-                call.kind().name().toLowerCase(java.util.Locale.ROOT)
+                call.kind().name().toLowerCase(Locale.ROOT)
                     + " waited "
                     + waited.toMillis()
                     + " ms for "
