@@ -3,15 +3,14 @@ package dev.toolledger.server;
 import dev.toolledger.core.json.Json;
 import dev.toolledger.core.problem.Problem;
 import dev.toolledger.core.problem.ProblemType;
-import dev.toolledger.server.mcp.McpConventions;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpHeaderValue;
-import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -27,9 +26,6 @@ import org.eclipse.jetty.util.Callback;
  * during the drain finds the port refusing connections, not an answer that says when to come back,
  * and a load balancer's health check sees the same. Here the port stays open until the admitted
  * requests are done; the node then stops as before.
- *
- * <p>An MCP client's open event stream ({@code GET /mcp}) is not waited for: it never ends by
- * itself, and nothing is recorded on it.
  */
 final class DrainGate extends Handler.Wrapper {
   /** What a turned-away caller is told to wait: another node, or this one restarted, answers. */
@@ -45,12 +41,6 @@ final class DrainGate extends Handler.Wrapper {
 
   @Override
   public boolean handle(Request request, Response response, Callback callback) throws Exception {
-    if (isEventStream(request)) {
-      if (draining) {
-        return refuse(response, callback);
-      }
-      return super.handle(request, response, callback);
-    }
     // Counted before the check, so that a drain that sees no admitted request has turned away
     // every request that did not count itself in time.
     admitted.incrementAndGet();
@@ -58,13 +48,21 @@ final class DrainGate extends Handler.Wrapper {
       release();
       return refuse(response, callback);
     }
+    // Once per request, whichever of its completion and a failure to handle it comes first.
+    AtomicBoolean released = new AtomicBoolean();
+    Runnable releaseOnce =
+        () -> {
+          if (released.compareAndSet(false, true)) {
+            release();
+          }
+        };
     boolean handled = false;
     try {
-      handled = super.handle(request, response, Callback.from(callback, this::release));
+      handled = super.handle(request, response, Callback.from(callback, releaseOnce));
       return handled;
     } finally {
       if (!handled) {
-        release();
+        releaseOnce.run();
       }
     }
   }
@@ -101,11 +99,6 @@ final class DrainGate extends Handler.Wrapper {
         idle.notifyAll();
       }
     }
-  }
-
-  private static boolean isEventStream(Request request) {
-    return HttpMethod.GET.is(request.getMethod())
-        && McpConventions.PATH.equals(Request.getPathInContext(request));
   }
 
   private static boolean refuse(Response response, Callback callback) {
