@@ -6,7 +6,6 @@ import dev.toolledger.jdbc.migration.TransactionControl;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTransientException;
-import java.time.Duration;
 
 /** What differs between the databases a {@link JdbcLedgerStore} runs on. */
 abstract class DialectSupport implements TransactionControl {
@@ -78,18 +77,6 @@ abstract class DialectSupport implements TransactionControl {
       return false;
     }
   }
-
-  /**
-   * Bounds how long the next claim may wait for a concurrent claimer of the same key.
-   *
-   * @return whether the connection's setting was changed for this claim
-   */
-  boolean beforeClaim(Connection connection, Duration maxWait) throws SQLException {
-    return false;
-  }
-
-  /** Undoes a {@link #beforeClaim} that changed the setting, for the rest of the transaction. */
-  void afterClaim(Connection connection, boolean changed) throws SQLException {}
 
   /** Whether this error means the claim's wait for a concurrent claimer ran out. */
   boolean isClaimWaitExceeded(SQLException e) {

@@ -25,6 +25,7 @@ import dev.toolledger.core.store.StoreException;
 import dev.toolledger.core.store.StoreUnavailableException;
 import dev.toolledger.core.store.TransactionWork;
 import dev.toolledger.core.store.TransientStoreException;
+import dev.toolledger.core.store.UncertainCommitException;
 import dev.toolledger.jdbc.migration.Migrator;
 import dev.toolledger.jdbc.migration.SchemaMigrations;
 import java.io.IOException;
@@ -233,8 +234,8 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
     pool.setMinimumIdle(Math.min(2, options.poolSize()));
     pool.setAutoCommit(true);
     pool.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
-    PostgresSupport support = new PostgresSupport(options.claimWait());
-    pool.setConnectionInitSql(support.connectionInitSql());
+    PostgresSupport support = new PostgresSupport();
+    PostgresLinkBounds.apply(options, postgres, pool);
     pool.setConnectionTimeout(options.connectionTimeout().toMillis());
     String description =
         "postgresql:" + options.redactedUrl().substring(PostgresOptions.URL_PREFIX.length());
@@ -260,17 +261,17 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
    * tool's effect on the application's tables and the ledger's record commit in one transaction.
    *
    * <p>What differs from a store with its own pool: on PostgreSQL each write transaction sets its
-   * own isolation (READ COMMITTED) and {@code lock_timeout} (the claim wait) with {@code SET
-   * LOCAL}, since the application's connections were not opened for the ledger; on SQLite each
-   * connection taken gets {@code busy_timeout} = the busy timeout, the file is switched to WAL
-   * once, group commit is off, and the file is not watched for replacement. Connections are
-   * discarded after a storage fault only when the data source is (or wraps) a HikariCP pool;
-   * another pool decides itself.
+   * own isolation (READ COMMITTED) with {@code SET TRANSACTION}, since the application's
+   * connections were not opened for the ledger, and the statement and socket timeouts are the
+   * application's pool's; on SQLite each connection taken gets {@code busy_timeout} = the busy
+   * timeout, the file is switched to WAL once, group commit is off, and the file is not watched for
+   * replacement. Connections are discarded after a storage fault only when the data source is (or
+   * wraps) a HikariCP pool; another pool decides itself.
    *
    * @param dataSource a pooled data source on SQLite or PostgreSQL
    * @param busyTimeout SQLite: how long a writer waits for the write lock; ignored on PostgreSQL
-   * @param claimWait PostgreSQL: the engine's wait for a concurrent claim of the same key (see
-   *     {@link PostgresOptions#DEFAULT_CLAIM_WAIT}); ignored on SQLite
+   * @param claimWait the engine's wait for a concurrent claim of the same key (see {@link
+   *     PostgresOptions#DEFAULT_CLAIM_WAIT}); each claim passes its own wait, so this is not used
    * @param migrations further components' migrations (a plugin's tables), after the ledger's
    * @throws StoreException when the database cannot be reached, is neither SQLite nor PostgreSQL,
    *     or a migration fails
@@ -314,13 +315,7 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
               : "postgresql (the application's data source)";
       store =
           new JdbcLedgerStore(
-              dataSource,
-              null,
-              PostgresSupport.perTransaction(claimWait),
-              description,
-              false,
-              null,
-              null);
+              dataSource, null, PostgresSupport.perTransaction(), description, false, null, null);
     } else {
       throw new StoreException(
           "the application's data source is "
@@ -868,6 +863,9 @@ public final class JdbcLedgerStore implements LedgerStore, TokenStore, OutboxSto
   private RuntimeException translateWork(Throwable failure) {
     if (failure instanceof StoreUnavailableException unavailable) {
       return unavailable;
+    }
+    if (failure instanceof UncertainCommitException uncertain) {
+      return uncertain; // already says what it knows: the commit may have happened
     }
     SQLException sql = findSqlException(failure);
     if ((failure instanceof WrappedSqlException || failure instanceof SQLException)

@@ -15,6 +15,7 @@ import dev.toolledger.core.store.LedgerTransaction;
 import dev.toolledger.core.store.NewOperation;
 import dev.toolledger.core.store.StoreException;
 import dev.toolledger.core.store.TransientStoreException;
+import dev.toolledger.core.store.UncertainCommitException;
 import dev.toolledger.jdbc.internal.GuardedConnection;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -77,6 +78,12 @@ final class JdbcTransaction implements LedgerTransaction {
    */
   private final List<PendingHistory> history = new ArrayList<>(2);
 
+  /**
+   * A leased claim that this transaction found committed by an earlier attempt of the same work
+   * (its answer lost): the claim's history row committed with it and is not appended twice.
+   */
+  private OperationId claimFoundCommitted;
+
   private record PendingHistory(TenantId tenant, OperationKey key, HistoryEntry entry) {}
 
   private record PendingCompletion(
@@ -117,12 +124,13 @@ final class JdbcTransaction implements LedgerTransaction {
           + " LEFT JOIN tl_tombstones t ON t.tenant = ? AND t.op_key = ?";
 
   /**
-   * PostgreSQL's claim, in one round trip (with the driver's {@code BEGIN}): the key's advisory
-   * lock, then {@link #READ_KEY}. At READ COMMITTED a statement reads with a snapshot taken when it
-   * starts, so the read, which starts once the lock is granted, sees whatever the lock's previous
-   * holder committed.
+   * PostgreSQL's claim, in one round trip (with the driver's {@code BEGIN}): the claim's wait as
+   * the lock_timeout, the key's advisory lock, {@link #READ_KEY}, and the database's lock_timeout
+   * back for the tool ({@link KeyLocks#bounded}). At READ COMMITTED a statement reads with a
+   * snapshot taken when it starts, so the read, which starts once the lock is granted, sees
+   * whatever the lock's previous holder committed.
    */
-  private static final String LOCK_AND_READ = KeyLocks.LOCK + "; " + READ_KEY;
+  private static final String LOCK_AND_READ = KeyLocks.bounded(KeyLocks.LOCK + "; " + READ_KEY);
 
   /** SQLite's claim: 1 when the key has a record or a tombstone, else 0 (see {@link #claim}). */
   private static final String KEY_IS_KNOWN =
@@ -282,12 +290,13 @@ final class JdbcTransaction implements LedgerTransaction {
    */
   private ClaimResult lockedClaim(NewOperation operation, Duration maxWait) {
     try {
-      boolean waitChanged = dialect.beforeClaim(connection, maxWait);
       ClaimResult decided;
       try (PreparedStatement ps = dialect.statements().prepare(connection, LOCK_AND_READ)) {
-        ps.setLong(1, KeyLocks.of(operation.tenant(), operation.key()));
-        bindKeyRead(ps, 2, operation);
-        ps.execute();
+        ps.setString(1, KeyLocks.waitOf(maxWait));
+        ps.setLong(2, KeyLocks.of(operation.tenant(), operation.key()));
+        bindKeyRead(ps, 3, operation);
+        ps.execute(); // the wait's set_config
+        ps.getMoreResults(); // the lock
         if (!ps.getMoreResults()) {
           throw new SQLException("the claim's read of the key returned no rows");
         }
@@ -306,7 +315,6 @@ final class JdbcTransaction implements LedgerTransaction {
         rollbackOnly = true;
         return decided;
       }
-      dialect.afterClaim(connection, waitChanged);
       reserved = operation;
       return new ClaimResult.Claimed(1);
     } catch (SQLException e) {
@@ -327,7 +335,8 @@ final class JdbcTransaction implements LedgerTransaction {
             + dialect.nowMillis()
             + " + ?, 1, ?, ? WHERE "
             + RetentionRows.NO_LIVE_TOMBSTONE
-            + " ON CONFLICT (tenant, op_key) DO NOTHING",
+            + " ON CONFLICT (tenant, op_key) DO NOTHING"
+            + unwaitLast(),
         lease);
   }
 
@@ -337,7 +346,14 @@ final class JdbcTransaction implements LedgerTransaction {
    * the database's).
    */
   private String lockFirst() {
-    return dialect.kind() == SqlDialect.POSTGRESQL ? KeyLocks.LOCK + "; " : "";
+    return dialect.kind() == SqlDialect.POSTGRESQL
+        ? KeyLocks.WAIT + "; " + KeyLocks.LOCK + "; "
+        : "";
+  }
+
+  /** After a statement that began with {@link #lockFirst()}: the tool's lock_timeout back. */
+  private String unwaitLast() {
+    return dialect.kind() == SqlDialect.POSTGRESQL ? "; " + KeyLocks.UNWAIT : "";
   }
 
   /** Runs {@code ps}, whose SQL began with {@link #lockFirst()}: the count of its insert. */
@@ -345,19 +361,20 @@ final class JdbcTransaction implements LedgerTransaction {
     if (dialect.kind() != SqlDialect.POSTGRESQL) {
       return ps.executeUpdate();
     }
-    ps.execute();
-    ps.getMoreResults();
+    ps.execute(); // the wait's set_config
+    ps.getMoreResults(); // the lock
+    ps.getMoreResults(); // the insert
     return ps.getUpdateCount();
   }
 
   private ClaimResult insertClaim(
       NewOperation operation, Duration maxWait, String sql, LeaseClaim lease) {
     try {
-      boolean waitChanged = dialect.beforeClaim(connection, maxWait);
       int inserted;
       try (PreparedStatement ps = dialect.statements().prepare(connection, sql)) {
         int next = 1;
         if (dialect.kind() == SqlDialect.POSTGRESQL) {
+          ps.setString(next++, KeyLocks.waitOf(maxWait));
           ps.setLong(next++, KeyLocks.of(operation.tenant(), operation.key()));
         }
         ps.setString(next++, operation.tenant().value());
@@ -383,13 +400,13 @@ final class JdbcTransaction implements LedgerTransaction {
         }
         throw e;
       }
-      dialect.afterClaim(connection, waitChanged);
       if (inserted == 1) {
         return new ClaimResult.Claimed(1);
       }
       if (lease != null && ownClaim(operation, lease)) {
         // This very claim committed in an earlier attempt whose acknowledgement was lost (a
         // connection dropped during COMMIT): it is still ours, untouched.
+        claimFoundCommitted = new OperationId(operation.tenant(), operation.key());
         return new ClaimResult.Claimed(1);
       }
       // Nothing inserted: the key has a record, or a live tombstone. Each statement at READ
@@ -554,6 +571,24 @@ final class JdbcTransaction implements LedgerTransaction {
    * {@link #INSERT_COMPLETED_AND_COMMIT}); otherwise with the dialect's plain commit.
    */
   void commit() throws SQLException {
+    try {
+      commitOnce();
+    } catch (SQLException e) {
+      String state = e.getSQLState();
+      if (state != null && state.startsWith("08")) {
+        // Class 08, connection exception: the COMMIT may have reached the server and committed
+        // before the link broke or its answer timed out. Never report that as "nothing happened".
+        throw new UncertainCommitException(
+            "the connection failed while committing (SQLState "
+                + state
+                + "); the transaction may have committed",
+            e);
+      }
+      throw e;
+    }
+  }
+
+  private void commitOnce() throws SQLException {
     if (!history.isEmpty()) {
       // The rows and the COMMIT in one round trip: an error in the insert makes the server skip
       // the COMMIT (the transaction is then rolled back by the caller), as with a completion.
@@ -787,6 +822,14 @@ final class JdbcTransaction implements LedgerTransaction {
 
   @Override
   public void appendHistory(TenantId tenant, OperationKey key, HistoryEntry entry) {
+    if (claimFoundCommitted != null
+        && claimFoundCommitted.equals(new OperationId(tenant, key))
+        && entry.from().isEmpty()
+        && entry.to() == OperationState.IN_PROGRESS) {
+      // The claim's own history row committed with it, in the attempt whose answer was lost.
+      claimFoundCommitted = null;
+      return;
+    }
     flushCompletion();
     if (dialect.kind() == SqlDialect.POSTGRESQL) {
       history.add(new PendingHistory(tenant, key, entry));

@@ -20,6 +20,34 @@ final class KeyLocks {
   /** Waits for the key's lock; subject to the transaction's {@code lock_timeout}. */
   static final String LOCK = "SELECT pg_advisory_xact_lock(?)";
 
+  /**
+   * Sets the transaction's {@code lock_timeout} to the claim's wait, bound as text ({@link
+   * #waitOf}): the statement before {@link #LOCK}, in the same round trip. The claim's wait belongs
+   * to the ledger's lock alone: {@link #UNWAIT} follows the ledger's statements.
+   */
+  static final String WAIT = "SELECT set_config('lock_timeout', ?, true)";
+
+  /**
+   * Gives the rest of the transaction (the tool's statements) the database's {@code lock_timeout}
+   * back (the server's, the database's or the role's setting, or the URL's {@code options}; none by
+   * default): the last statement of a claim's round trip, skipped by the server when the claim
+   * failed.
+   */
+  static final String UNWAIT = "SET LOCAL lock_timeout TO DEFAULT";
+
+  /** {@code statements} (one or more, beginning with {@link #LOCK}) bounded by the claim's wait. */
+  static String bounded(String statements) {
+    return WAIT + "; " + statements + "; " + UNWAIT;
+  }
+
+  /**
+   * The claim's wait as a {@code lock_timeout} value, at least 1 ms: PostgreSQL reads 0 as "wait
+   * forever", the opposite of what a zero wait asks for.
+   */
+  static String waitOf(java.time.Duration wait) {
+    return Math.max(1, Math.min(Integer.MAX_VALUE, wait.toMillis())) + "ms";
+  }
+
   private KeyLocks() {}
 
   static long of(TenantId tenant, OperationKey key) {

@@ -35,6 +35,22 @@ public final class PostgresOptions {
    */
   public static final Duration DEFAULT_CLAIM_WAIT = Duration.ofSeconds(5);
 
+  /**
+   * Default bound on one statement of the ledger's connections, and on a transaction left idle by
+   * its client: twice the claim wait (10 seconds with the default claim wait).
+   */
+  public static final Duration DEFAULT_STATEMENT_TIMEOUT = DEFAULT_CLAIM_WAIT.multipliedBy(2);
+
+  /**
+   * Default longest wait for any answer of the server on a connection: the statement timeout plus 5
+   * seconds (15 seconds with the defaults), so that a statement the server cuts short answers first
+   * and only a link that stalled meets it.
+   */
+  public static final Duration DEFAULT_SOCKET_TIMEOUT =
+      DEFAULT_STATEMENT_TIMEOUT.plus(Duration.ofSeconds(5));
+
+  private static final Duration SOCKET_MARGIN = Duration.ofSeconds(5);
+
   // Any URL parameter whose name ends in "password" (password, sslpassword) is a secret.
   private static final Pattern SECRET_PARAMETER = Pattern.compile("(?i)([?&][a-z]*password=)[^&]*");
   private static final Pattern USER_PARAMETER = Pattern.compile("(?i)[?&]user=");
@@ -46,15 +62,19 @@ public final class PostgresOptions {
   private final int poolSize;
   private final Duration connectionTimeout;
   private final Duration claimWait;
+  private final Duration statementTimeout;
+  private final Duration socketTimeout;
   private final List<SchemaMigrations> migrations;
 
-  private PostgresOptions(Builder b) {
+  private PostgresOptions(Builder b, Duration statementTimeout, Duration socketTimeout) {
     this.url = b.url;
     this.user = Optional.ofNullable(b.user);
     this.password = Optional.ofNullable(b.password);
     this.poolSize = b.poolSize;
     this.connectionTimeout = b.connectionTimeout;
     this.claimWait = b.claimWait;
+    this.statementTimeout = statementTimeout;
+    this.socketTimeout = socketTimeout;
     this.migrations = List.copyOf(b.migrations);
   }
 
@@ -92,9 +112,22 @@ public final class PostgresOptions {
     return connectionTimeout;
   }
 
-  /** The session's lock_timeout: how long a claim waits for another transaction on its key. */
+  /** How long a claim waits for another transaction on its key (the engine's maxWait). */
   public Duration claimWait() {
     return claimWait;
+  }
+
+  /**
+   * The {@code statement_timeout} and {@code idle_in_transaction_session_timeout} of every pooled
+   * connection; zero when none is set.
+   */
+  public Duration statementTimeout() {
+    return statementTimeout;
+  }
+
+  /** The longest wait for an answer on a connection (PgJDBC's socketTimeout); zero for none. */
+  public Duration socketTimeout() {
+    return socketTimeout;
   }
 
   /** Migrations of tools' own tables, applied after the ledger's. */
@@ -120,6 +153,10 @@ public final class PostgresOptions {
         + connectionTimeout
         + ", claimWait="
         + claimWait
+        + ", statementTimeout="
+        + statementTimeout
+        + ", socketTimeout="
+        + socketTimeout
         + ", migrations="
         + migrations.stream().map(SchemaMigrations::component).toList()
         + "]";
@@ -133,6 +170,8 @@ public final class PostgresOptions {
     private int poolSize = DEFAULT_POOL_SIZE;
     private Duration connectionTimeout = DEFAULT_CONNECTION_TIMEOUT;
     private Duration claimWait = DEFAULT_CLAIM_WAIT;
+    private Duration statementTimeout;
+    private Duration socketTimeout;
     private final List<SchemaMigrations> migrations = new ArrayList<>();
 
     private Builder(String url) {
@@ -164,13 +203,36 @@ public final class PostgresOptions {
     }
 
     /**
-     * How long a claim waits for a concurrent transaction on the same key, set as each pooled
-     * connection's {@code lock_timeout}. Set it to the engine's {@code maxWait}: a claim that asks
-     * for another wait (a caller's {@code Prefer: wait}) then costs two more statements. Default 5
-     * seconds.
+     * How long a claim waits for a concurrent transaction on the same key: set it to the engine's
+     * {@code maxWait}. Each claim sets its own wait as the {@code lock_timeout} of its lock alone;
+     * this value sizes the default statement and socket timeouts. Default 5 seconds.
      */
     public Builder claimWait(Duration claimWait) {
       this.claimWait = claimWait;
+      return this;
+    }
+
+    /**
+     * The longest a statement of a pooled connection may run (a tool's statement waiting for a row
+     * lock included), and the longest its transaction may sit idle while its client is silent (a
+     * node whose link stalled): PostgreSQL's {@code statement_timeout} and {@code
+     * idle_in_transaction_session_timeout}. A statement cut short (57014) rolls its transaction
+     * back and the caller gets the ledger's retryable "busy". Must exceed the claim wait, since a
+     * claim's wait is one statement; zero sets neither. Default twice the claim wait (10 s).
+     */
+    public Builder statementTimeout(Duration statementTimeout) {
+      this.statementTimeout = statementTimeout;
+      return this;
+    }
+
+    /**
+     * The longest wait for any answer of the server (PgJDBC's {@code socketTimeout}, whole seconds,
+     * rounded up): what bounds a request whose link stalled. The connection is then closed and the
+     * pool drops it. Must exceed the statement timeout, so that a statement the server cuts short
+     * answers first; zero for none. Default the statement timeout plus 5 seconds (15 s).
+     */
+    public Builder socketTimeout(Duration socketTimeout) {
+      this.socketTimeout = socketTimeout;
       return this;
     }
 
@@ -210,7 +272,26 @@ public final class PostgresOptions {
       if (claimWait == null || claimWait.toMillis() < 1) {
         throw new IllegalArgumentException("claimWait must be at least 1 ms");
       }
-      return new PostgresOptions(this);
+      Duration statementTimeout =
+          this.statementTimeout != null ? this.statementTimeout : claimWait.multipliedBy(2);
+      if (statementTimeout.isNegative()
+          || (!statementTimeout.isZero() && statementTimeout.compareTo(claimWait) <= 0)) {
+        throw new IllegalArgumentException(
+            "statementTimeout must exceed claimWait (a claim's wait is one statement), or be zero"
+                + " for none");
+      }
+      Duration socketTimeout =
+          this.socketTimeout != null
+              ? this.socketTimeout
+              : statementTimeout.isZero() ? Duration.ZERO : statementTimeout.plus(SOCKET_MARGIN);
+      if (socketTimeout.isNegative()
+          || (!socketTimeout.isZero()
+              && socketTimeout.compareTo(statementTimeout.isZero() ? claimWait : statementTimeout)
+                  <= 0)) {
+        throw new IllegalArgumentException(
+            "socketTimeout must exceed statementTimeout (and claimWait), or be zero for none");
+      }
+      return new PostgresOptions(this, statementTimeout, socketTimeout);
     }
   }
 }

@@ -23,37 +23,39 @@ final class PostgresSupport extends DialectSupport {
           "40P01", // deadlock_detected
           "57P01", // admin_shutdown: the backend was terminated (failover, pg_terminate_backend)
           "57P02", // crash_shutdown: another backend crashed and the server restarts
-          "57P03"); // cannot_connect_now: the server is starting up or shutting down
+          "57P03", // cannot_connect_now: the server is starting up or shutting down
+          // idle_in_transaction_session_timeout: the server ended a session whose transaction sat
+          // idle past the ledger's bound (its link stalled); the transaction never committed.
+          "25P03",
+          // A lock or statement timeout: in the ledger's transaction, by the ledger's statement or
+          // the tool's, it means the database or its link misbehaved (a transaction holding the
+          // lock stalled, the statement ran past the ledger's bound). The transaction is aborted
+          // and nothing of it remains, so it is the ledger's retryable answer, not the tool's
+          // failure. (A claim's own lock timeout is told apart first: isClaimWaitExceeded.)
+          "55P03", // lock_not_available
+          "57014"); // query_canceled: statement_timeout
   private static final String LOCK_NOT_AVAILABLE = "55P03";
   private static final String READ_ONLY_TRANSACTION = "25006";
-  // A claim's remaining wait is the caller's wait minus the time spent before the claim; within
-  // this much of the session's setting, the session's setting is used.
-  private static final long CLOSE_ENOUGH_MILLIS = 250;
 
-  private final Duration claimWait;
-
-  /**
-   * Whether each transaction sets its isolation and lock_timeout (connections not opened by us).
-   */
+  /** Whether each transaction sets its isolation (connections not opened by us). */
   private final boolean perTransaction;
 
-  PostgresSupport(Duration claimWait) {
-    this(claimWait, false);
+  PostgresSupport() {
+    this(false);
   }
 
-  private PostgresSupport(Duration claimWait, boolean perTransaction) {
-    this.claimWait = claimWait;
+  private PostgresSupport(boolean perTransaction) {
     this.perTransaction = perTransaction;
   }
 
   /**
-   * For connections of a pool the application owns: they were opened without {@link
-   * #connectionInitSql()} and at whatever isolation the application chose, so every write
-   * transaction sets both for itself, transaction-locally, and leaves the application's sessions as
-   * they were.
+   * For connections of a pool the application owns: they were opened at whatever isolation the
+   * application chose, so every write transaction sets READ COMMITTED for itself,
+   * transaction-locally, and leaves the application's sessions as they were. (Each claim bounds its
+   * own wait, on any connection: {@link KeyLocks#bounded}.)
    */
-  static PostgresSupport perTransaction(Duration claimWait) {
-    return new PostgresSupport(claimWait, true);
+  static PostgresSupport perTransaction() {
+    return new PostgresSupport(true);
   }
 
   @Override
@@ -62,10 +64,7 @@ final class PostgresSupport extends DialectSupport {
     if (perTransaction) {
       // The first statement of the transaction, so SET TRANSACTION may still choose the level.
       try (Statement st = connection.createStatement()) {
-        st.execute(
-            "SET TRANSACTION ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '"
-                + claimWait.toMillis()
-                + "ms'");
+        st.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED");
       }
     }
   }
@@ -94,36 +93,22 @@ final class PostgresSupport extends DialectSupport {
   void exitWrite() {}
 
   /**
-   * Every pooled connection starts with {@code lock_timeout} = the claim wait (the engine's usual
-   * wait), so an ordinary claim needs no statement of its own. A claim that asks for another wait
-   * (a caller's {@code Prefer: wait}) sets a transaction-local lock_timeout, at least 1 ms:
-   * PostgreSQL reads 0 as "wait forever", the opposite of what a zero wait asks for.
+   * The statement every pooled connection runs when it opens: the ledger's bound on a statement
+   * ({@code statement_timeout}) and on a transaction left idle by its client ({@code
+   * idle_in_transaction_session_timeout}, which ends the session of a node whose link stalled or
+   * broke mid-transaction, so that the locks it held do not outlive the link). No lock_timeout:
+   * each claim sets its own, for its own lock alone. Null when there is nothing to set.
    */
-  @Override
-  boolean beforeClaim(Connection connection, Duration maxWait) throws SQLException {
-    if (Math.abs(maxWait.toMillis() - claimWait.toMillis()) <= CLOSE_ENOUGH_MILLIS) {
-      return false;
+  static String connectionInitSql(Duration statementTimeout) {
+    if (statementTimeout.isZero()) {
+      return null;
     }
-    long millis = Math.max(1, Math.min(Integer.MAX_VALUE, maxWait.toMillis()));
-    try (Statement st = connection.createStatement()) {
-      st.execute("SET LOCAL lock_timeout = '" + millis + "ms'");
-    }
-    return true;
-  }
-
-  /** The tool's own statements get the session's lock_timeout back. */
-  @Override
-  void afterClaim(Connection connection, boolean changed) throws SQLException {
-    if (changed) {
-      try (Statement st = connection.createStatement()) {
-        st.execute("SET LOCAL lock_timeout = '" + claimWait.toMillis() + "ms'");
-      }
-    }
-  }
-
-  /** The statement every pooled connection runs when it opens. */
-  String connectionInitSql() {
-    return "SET lock_timeout = '" + claimWait.toMillis() + "ms'";
+    long millis = statementTimeout.toMillis();
+    return "SET statement_timeout = '"
+        + millis
+        + "ms'; SET idle_in_transaction_session_timeout = '"
+        + millis
+        + "ms'";
   }
 
   @Override

@@ -21,6 +21,45 @@ class PostgresOptionsTest {
   }
 
   @Test
+  void theLinksBoundsAreSizedAgainstTheClaimWait() {
+    PostgresOptions defaults = PostgresOptions.builder(URL).build();
+    assertThat(defaults.statementTimeout())
+        .isEqualTo(PostgresOptions.DEFAULT_STATEMENT_TIMEOUT)
+        .isEqualTo(Duration.ofSeconds(10));
+    assertThat(defaults.socketTimeout())
+        .isEqualTo(PostgresOptions.DEFAULT_SOCKET_TIMEOUT)
+        .isEqualTo(Duration.ofSeconds(15));
+
+    PostgresOptions longerWait =
+        PostgresOptions.builder(URL).claimWait(Duration.ofSeconds(20)).build();
+    assertThat(longerWait.statementTimeout()).isEqualTo(Duration.ofSeconds(40));
+    assertThat(longerWait.socketTimeout()).isEqualTo(Duration.ofSeconds(45));
+
+    PostgresOptions none = PostgresOptions.builder(URL).statementTimeout(Duration.ZERO).build();
+    assertThat(none.socketTimeout()).isZero();
+  }
+
+  @Test
+  void boundsThatWouldCutAClaimOrAStatementShortAreRefusedByName() {
+    assertThatThrownBy(
+            () ->
+                PostgresOptions.builder(URL)
+                    .claimWait(Duration.ofSeconds(5))
+                    .statementTimeout(Duration.ofSeconds(5))
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("statementTimeout must exceed claimWait");
+    assertThatThrownBy(
+            () ->
+                PostgresOptions.builder(URL)
+                    .statementTimeout(Duration.ofSeconds(10))
+                    .socketTimeout(Duration.ofSeconds(10))
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("socketTimeout must exceed statementTimeout");
+  }
+
+  @Test
   void toStringNeverShowsThePasswordGivenAsOption() {
     PostgresOptions options =
         PostgresOptions.builder(URL).user("ledger").password("s3cr3t-option").build();

@@ -58,7 +58,7 @@ abstract class StoreContractTest {
     DialectSupport dialect =
         store.dialect() == SqlDialect.SQLITE
             ? new SqliteSupport(Duration.ZERO)
-            : new PostgresSupport(PostgresOptions.DEFAULT_CLAIM_WAIT);
+            : new PostgresSupport();
     return queryLong(store, "SELECT " + dialect.nowMillis());
   }
 

@@ -19,6 +19,13 @@ public final class EngineConfig {
   /** Default number of attempts of one write transaction on transient errors: 5. */
   public static final int DEFAULT_TRANSACTION_ATTEMPTS = 5;
 
+  /**
+   * Default time after which a failed write transaction is not attempted again: 5 seconds. A
+   * database that takes seconds to fail (a stalled link's socket timeout, an exhausted pool) is
+   * then answered busy after one such failure instead of once per attempt.
+   */
+  public static final Duration DEFAULT_TRANSACTION_BUDGET = Duration.ofSeconds(5);
+
   /** Default first backoff between transaction attempts: 10 ms (full jitter, doubling). */
   public static final Duration DEFAULT_RETRY_BASE = Duration.ofMillis(10);
 
@@ -48,6 +55,7 @@ public final class EngineConfig {
   private final int maxTakeovers;
   private final Duration maxWait;
   private final int transactionAttempts;
+  private final Duration transactionBudget;
   private final Duration retryBase;
   private final Duration retryCap;
   private final Duration retryAfter;
@@ -64,6 +72,7 @@ public final class EngineConfig {
     this.maxTakeovers = b.maxTakeovers;
     this.maxWait = b.maxWait;
     this.transactionAttempts = b.transactionAttempts;
+    this.transactionBudget = b.transactionBudget;
     this.retryBase = b.retryBase;
     this.retryCap = b.retryCap;
     this.retryAfter = b.retryAfter;
@@ -100,6 +109,11 @@ public final class EngineConfig {
 
   public int transactionAttempts() {
     return transactionAttempts;
+  }
+
+  /** No attempt of a failed write transaction begins once this long has passed since the first. */
+  public Duration transactionBudget() {
+    return transactionBudget;
   }
 
   public Duration retryBase() {
@@ -155,6 +169,7 @@ public final class EngineConfig {
     private int maxTakeovers = DEFAULT_MAX_TAKEOVERS;
     private Duration maxWait = DEFAULT_MAX_WAIT;
     private int transactionAttempts = DEFAULT_TRANSACTION_ATTEMPTS;
+    private Duration transactionBudget = DEFAULT_TRANSACTION_BUDGET;
     private Duration retryBase = DEFAULT_RETRY_BASE;
     private Duration retryCap = DEFAULT_RETRY_CAP;
     private Duration retryAfter = DEFAULT_RETRY_AFTER;
@@ -204,6 +219,15 @@ public final class EngineConfig {
     }
 
     /** Backoff between transaction attempts: full jitter up to min(cap, base * 2^n). */
+    /**
+     * How long after its first attempt began a failed write transaction may still be attempted
+     * again (within {@link #transactionAttempts}). Default 5 seconds; positive.
+     */
+    public Builder transactionBudget(Duration transactionBudget) {
+      this.transactionBudget = transactionBudget;
+      return this;
+    }
+
     public Builder transactionBackoff(Duration base, Duration cap) {
       this.retryBase = base;
       this.retryCap = cap;
@@ -285,6 +309,11 @@ public final class EngineConfig {
       requireNonNegative("maxWait", maxWait);
       if (transactionAttempts < 1) {
         throw new IllegalArgumentException("transactionAttempts must be at least 1");
+      }
+      if (transactionBudget == null
+          || transactionBudget.isNegative()
+          || transactionBudget.isZero()) {
+        throw new IllegalArgumentException("transactionBudget must be positive");
       }
       requireNonNegative("transactionBackoff base", retryBase);
       requireNonNegative("transactionBackoff cap", retryCap);

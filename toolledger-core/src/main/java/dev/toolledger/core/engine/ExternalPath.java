@@ -23,6 +23,7 @@ import dev.toolledger.core.store.LedgerTransaction;
 import dev.toolledger.core.store.NewOperation;
 import dev.toolledger.core.store.StoreUnavailableException;
 import dev.toolledger.core.store.TransientStoreException;
+import dev.toolledger.core.store.UncertainCommitException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -120,6 +121,10 @@ final class ExternalPath {
                 }
                 return result;
               });
+    } catch (UncertainCommitException e) {
+      // The claim may have committed: then it stays IN_PROGRESS until its lease ends, and
+      // recovery settles it. Not "busy", which would say that nothing happened.
+      return new Result.Answer(new ExecutionOutcome.InProgress(config.retryAfter()));
     } catch (TransientStoreException e) {
       return new Result.Answer(new ExecutionOutcome.Busy(config.retryAfter()));
     }
@@ -245,6 +250,12 @@ final class ExternalPath {
               Instant at = config.clock().instant();
               Instant expiresAt = at.plus(config.retentionOf(tool.descriptor()));
               boolean ok = tx.completeFenced(tenant, key, fence, stored, at, expiresAt);
+              if (!ok) {
+                Optional<Completion> earlier = ownCompletion(tx, tenant, key, stored);
+                if (earlier.isPresent()) {
+                  return earlier.get();
+                }
+              }
               if (ok) {
                 tx.appendHistory(
                     tenant,
@@ -265,6 +276,21 @@ final class ExternalPath {
       writes.expiring.increment();
     }
     return completion;
+  }
+
+  /**
+   * This completion, when an earlier attempt committed it and the answer to its {@code COMMIT} was
+   * lost: the record is COMPLETED with this very response. Read, not guessed, and not mistaken for
+   * a late result refused after a takeover (a takeover that completed the key with a byte-identical
+   * response is taken for this one: the caller's answer is the same either way).
+   */
+  private static Optional<Completion> ownCompletion(
+      LedgerTransaction tx, TenantId tenant, OperationKey key, StoredResponse stored) {
+    return tx.find(tenant, key)
+        .filter(r -> r.state() == OperationState.COMPLETED)
+        .filter(r -> r.response().filter(stored::equals).isPresent())
+        .filter(r -> r.completedAt().isPresent() && r.expiresAt().isPresent())
+        .map(r -> new Completion(r.completedAt().get(), r.expiresAt().get()));
   }
 
   private void refused(
@@ -309,6 +335,10 @@ final class ExternalPath {
                               + "); the key may be retried",
                           actor(),
                           fence));
+                } else if (tx.find(tenant, key).isEmpty()) {
+                  // Released by an earlier attempt whose COMMIT answer was lost: the claim's row
+                  // is gone (a takeover keeps the row), so the key is free as this release meant.
+                  return true;
                 } else {
                   refused(tx, tenant, key, fence, at, "a release of fence " + fence);
                 }

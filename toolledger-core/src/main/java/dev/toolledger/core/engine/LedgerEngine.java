@@ -38,6 +38,7 @@ import dev.toolledger.core.store.NewOperation;
 import dev.toolledger.core.store.StoreUnavailableException;
 import dev.toolledger.core.store.TransactionWork;
 import dev.toolledger.core.store.TransientStoreException;
+import dev.toolledger.core.store.UncertainCommitException;
 import dev.toolledger.core.tool.ToolRegistry;
 import dev.toolledger.core.tool.ToolRegistry.RegisteredTool;
 import java.time.Duration;
@@ -705,6 +706,11 @@ public final class LedgerEngine {
                         Optional.of(expiresAt)));
               });
     } catch (TransientStoreException e) {
+      if (e instanceof UncertainCommitException) {
+        // The last attempt's commit may have happened: "busy" would say it did not. The caller's
+        // retry with the key reads the record and learns which.
+        return new InProgress(config.retryAfter());
+      }
       LOG.atWarn()
           .addKeyValue("tenant", invocation.tenant().value())
           .addKeyValue("tool", toolName)

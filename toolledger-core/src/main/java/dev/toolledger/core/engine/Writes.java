@@ -9,7 +9,10 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Runs ledger write transactions with the engine's retry budget: a transaction that meets a
  * transient error (busy lock, serialization failure, deadlock, dropped connection) left nothing
- * behind, so it runs again after a full-jitter pause, up to the configured attempts.
+ * behind, so it runs again after a full-jitter pause, up to the configured attempts, and only while
+ * another attempt as long as the last one would end within the transaction budget: an attempt that
+ * failed slowly (a stalled link's socket timeout, an exhausted pool) is not repeated five times
+ * over, and a caller waits about the longer of the budget and one attempt.
  */
 final class Writes {
   private final LedgerStore store;
@@ -34,14 +37,22 @@ final class Writes {
   }
 
   <T> T run(TransactionWork<T> work, int attempts) {
+    long started = System.nanoTime();
+    long budget = config.transactionBudget().toNanos();
     for (int attempt = 1; ; attempt++) {
+      long attemptStarted = System.nanoTime();
       try {
         return store.inTransaction(work);
       } catch (TransientStoreException e) {
-        if (attempt >= attempts) {
+        long now = System.nanoTime();
+        long pause = backoff(attempt);
+        // The next attempt may take as long as this one did: begin it only if that still ends
+        // within the budget.
+        long next = Math.max(now - attemptStarted, pause * 1_000_000L);
+        if (attempt >= attempts || now - started + next > budget) {
           throw e;
         }
-        sleep(backoff(attempt));
+        sleep(pause);
       }
     }
   }

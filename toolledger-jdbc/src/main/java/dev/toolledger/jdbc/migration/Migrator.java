@@ -102,13 +102,34 @@ public final class Migrator {
 
   private void apply(Connection connection, String component, Migration migration)
       throws SQLException {
+    if (dialect != SqlDialect.POSTGRESQL) {
+      applyUnbounded(connection, component, migration);
+      return;
+    }
+    int networkTimeout = connection.getNetworkTimeout();
+    try {
+      applyUnbounded(connection, component, migration);
+    } finally {
+      if (connection.getNetworkTimeout() != networkTimeout && !connection.isClosed()) {
+        connection.setNetworkTimeout(Runnable::run, networkTimeout);
+      }
+    }
+  }
+
+  private void applyUnbounded(Connection connection, String component, Migration migration)
+      throws SQLException {
     transactions.begin(connection);
     try {
       if (dialect == SqlDialect.POSTGRESQL) {
-        // Another node may be applying this very migration; wait for it however long it takes
-        // rather than fail the start on the pool's short lock_timeout.
+        // Another node may be applying this very migration, and a tool's migration may build an
+        // index on a large table: wait however long it takes rather than fail the start on the
+        // bounds that the pool puts on requests (statement, idle transaction and socket timeouts).
+        // The network timeout is the connection's own; it is set back below.
+        connection.setNetworkTimeout(Runnable::run, 0);
         try (Statement st = connection.createStatement()) {
-          st.execute("SET LOCAL lock_timeout = 0");
+          st.execute(
+              "SET LOCAL lock_timeout = 0; SET LOCAL statement_timeout = 0;"
+                  + " SET LOCAL idle_in_transaction_session_timeout = 0");
         }
       }
       try (PreparedStatement ps =
