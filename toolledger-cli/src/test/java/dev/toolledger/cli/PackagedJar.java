@@ -57,6 +57,11 @@ final class PackagedJar {
 
   /** A new bearer token from {@code tokens create --tenant TENANT --db DB MORE...}. */
   static String token(Path db, String tenant, String... more) throws Exception {
+    return token(db.toString(), tenant, more);
+  }
+
+  /** As {@link #token(Path, String, String...)}, for a ledger named by a path or a JDBC URL. */
+  static String token(String db, String tenant, String... more) throws Exception {
     List<String> command =
         new ArrayList<>(
             List.of(
@@ -68,7 +73,7 @@ final class PackagedJar {
                 "--tenant",
                 tenant,
                 "--db",
-                db.toString()));
+                db));
     command.addAll(List.of(more));
     Process tokens =
         new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();

@@ -85,6 +85,7 @@ class ClassificationParityTest {
     EXPECTED.put(ProblemType.INTERNAL, Kind.RETRY);
     EXPECTED.put(ProblemType.STORE_BUSY, Kind.RETRY);
     EXPECTED.put(ProblemType.STORE_UNAVAILABLE, Kind.RETRY);
+    EXPECTED.put(ProblemType.NODE_STOPPING, Kind.RETRY);
     // Transport-level refusals of /mcp (problem documents before JSON-RPC starts), by status.
     EXPECTED.put(ProblemType.BAD_REQUEST, Kind.REJECTED);
     EXPECTED.put(ProblemType.FORBIDDEN_ORIGIN, Kind.REJECTED);
@@ -104,6 +105,7 @@ class ClassificationParityTest {
           ProblemType.TOOL_UNAVAILABLE,
           ProblemType.STORE_BUSY,
           ProblemType.STORE_UNAVAILABLE,
+          ProblemType.NODE_STOPPING,
           ProblemType.RATE_LIMITED);
 
   @ParameterizedTest(name = "{0}")

@@ -51,7 +51,12 @@ public enum ProblemType {
    * file, a database server refusing writes): nothing was recorded; retry with the same key once
    * {@code /health} answers ok again.
    */
-  STORE_UNAVAILABLE("ledger-unavailable", 503, "Ledger unavailable");
+  STORE_UNAVAILABLE("ledger-unavailable", 503, "Ledger unavailable"),
+  /**
+   * The node is stopping (SIGTERM): it finishes the requests it admitted and turns new ones away
+   * before reading them; nothing was recorded. Retry with the same key after {@code Retry-After}.
+   */
+  NODE_STOPPING("node-stopping", 503, "Node stopping");
 
   /** The base of every type URI. */
   public static final String BASE = "https://toolledger.dev/problems/";

@@ -16,6 +16,7 @@ import dev.toolledger.server.mcp.McpService;
 import dev.toolledger.server.observe.RequestIds;
 import jakarta.servlet.DispatcherType;
 import java.net.URI;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -43,9 +44,11 @@ import org.slf4j.LoggerFactory;
  * off, the MCP server at {@value McpConventions#PATH} on the same port, behind the same bearer
  * tokens.
  *
- * <p>{@link #close()} stops accepting connections and lets requests in flight finish (up to the
- * configured grace), so an operation that was claimed records its outcome before the process exits;
- * MCP tool calls already handed to the engine are then waited for up to the MCP drain timeout.
+ * <p>{@link #close()} first drains: requests in flight finish (up to the configured grace), so an
+ * operation that was claimed records its outcome before the process exits, while new requests are
+ * answered {@code 503 node-stopping} with {@code Retry-After} on the still open port. Then it stops
+ * accepting connections; MCP tool calls already handed to the engine are waited for up to the MCP
+ * drain timeout.
  */
 @NotApi
 public final class ToolLedgerServer implements AutoCloseable {
@@ -54,11 +57,16 @@ public final class ToolLedgerServer implements AutoCloseable {
   private final Server jetty;
   private final ServerConnector connector;
   private final HttpMount mounted;
+  private final DrainGate gate;
+  private final Duration grace;
 
-  private ToolLedgerServer(Server jetty, ServerConnector connector, HttpMount mounted) {
+  private ToolLedgerServer(
+      Server jetty, ServerConnector connector, HttpMount mounted, DrainGate gate, Duration grace) {
     this.jetty = jetty;
     this.connector = connector;
     this.mounted = mounted;
+    this.gate = gate;
+    this.grace = grace;
   }
 
   public static Builder builder(LedgerEngine engine, Tokens tokens) {
@@ -91,6 +99,16 @@ public final class ToolLedgerServer implements AutoCloseable {
 
   @Override
   public void close() {
+    try {
+      if (!gate.drain(grace)) {
+        LOG.warn(
+            "{} request(s) still running after the shutdown grace of {} s; stopping anyway",
+            gate.inFlight(),
+            grace.toSeconds());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     try {
       jetty.stop();
     } catch (Exception e) {
@@ -243,13 +261,14 @@ public final class ToolLedgerServer implements AutoCloseable {
       // Bodies are read before any servlet runs, without a thread and within the body timeout, so
       // that slow or stalled clients cannot take the threads /health and other callers need.
       long drainBound = BoundedBody.drainBound(config.maxRequestBytes());
-      jetty.setHandler(
-          new GracefulHandler(
+      DrainGate gate =
+          new DrainGate(
               new BodyFirst(
                   front.apply(context),
                   config.maxRequestBytes() + 1,
                   drainBound,
-                  config.bodyTimeout())));
+                  config.bodyTimeout()));
+      jetty.setHandler(new GracefulHandler(gate));
       jetty.setErrorHandler(new ProblemErrorHandler());
       jetty.setStopTimeout(config.shutdownGrace().toMillis());
       jetty.setStopAtShutdown(false);
@@ -271,7 +290,7 @@ public final class ToolLedgerServer implements AutoCloseable {
                 + e.getMessage(),
             e);
       }
-      return new ToolLedgerServer(jetty, connector, mountable);
+      return new ToolLedgerServer(jetty, connector, mountable, gate, config.shutdownGrace());
     }
   }
 }

@@ -37,7 +37,7 @@ final class PgRoundTrip {
   /** Whether a statement of the round trip is a {@code COMMIT} (or {@code END}). */
   boolean commits() {
     for (String text : sql) {
-      for (String statement : text.split(";")) {
+      for (String statement : text.split(";", -1)) {
         String s = statement.strip().toUpperCase(Locale.ROOT);
         if (s.equals("COMMIT") || s.startsWith("COMMIT ") || s.equals("END")) {
           return true;
