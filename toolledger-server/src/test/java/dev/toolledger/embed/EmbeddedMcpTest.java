@@ -1,0 +1,215 @@
+package dev.toolledger.embed;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.toolledger.api.TenantId;
+import dev.toolledger.examples.notes.NotesPlugin;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.PipedInputStream;
+import java.io.PipedOutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The MCP settings of the embedding builder, seen by real MCP clients over HTTP and stdio. */
+class EmbeddedMcpTest {
+  static final ObjectMapper JSON = new ObjectMapper();
+  static final TenantId ACME = TenantId.of("acme");
+
+  @TempDir Path dir;
+
+  private ToolLedger.Builder notes() {
+    return ToolLedger.builder(dir.resolve("ledger.db").toString()).plugin(new NotesPlugin());
+  }
+
+  private static McpSyncClient client(URI uri, String token) {
+    McpSyncClient client =
+        McpClient.sync(
+                HttpClientStreamableHttpTransport.builder(uri.toString())
+                    .endpoint("/mcp")
+                    .addHttpRequestCustomizer(
+                        (request, method, endpoint, body, context) ->
+                            request.header("Authorization", "Bearer " + token))
+                    .build())
+            .requestTimeout(Duration.ofSeconds(30))
+            .initializationTimeout(Duration.ofSeconds(30))
+            .build();
+    client.initialize();
+    return client;
+  }
+
+  private static CallToolResult unkeyedCreateNote(ToolLedger ledger) {
+    try (McpSyncClient client =
+        client(ledger.httpUri().orElseThrow(), ledger.issueToken(ACME, "agent"))) {
+      return client.callTool(
+          CallToolRequest.builder("create-note").arguments(Map.of("title", "x")).build());
+    }
+  }
+
+  @Test
+  void aToolAllowedUnkeyedRunsAnMcpCallThatBringsNoKey() {
+    try (ToolLedger ledger = notes().http("127.0.0.1", 0).allowUnkeyed("create-note").build()) {
+      CallToolResult result = unkeyedCreateNote(ledger);
+
+      assertThat(result.isError()).isFalse();
+      assertThat(result.meta()).containsKey("dev.toolledger/operation-key");
+    }
+  }
+
+  @Test
+  void withoutAllowUnkeyedAnMcpCallThatBringsNoKeyIsRefused() {
+    try (ToolLedger ledger = notes().http("127.0.0.1", 0).build()) {
+      assertThat(unkeyedCreateNote(ledger).isError()).isTrue();
+    }
+  }
+
+  @Test
+  void allowUnkeyedOfAToolTheLedgerDoesNotServeStopsTheBuild() {
+    ToolLedger.Builder builder = notes().http("127.0.0.1", 0).allowUnkeyed("create-nothing");
+
+    assertThatThrownBy(builder::build)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("allowUnkeyed")
+        .hasMessageContaining("create-nothing");
+  }
+
+  @Test
+  void badMcpSettingsAreRejectedNamingTheOption() {
+    assertThatThrownBy(() -> notes().allowUnkeyed(" "))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("allowUnkeyed");
+    assertThatThrownBy(() -> notes().allowUnkeyed("get-operation"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("allowUnkeyed");
+    assertThatThrownBy(() -> notes().mcpDrainTimeout(Duration.ofSeconds(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("mcpDrainTimeout");
+    assertThatThrownBy(() -> notes().mcpSessionIdleTimeout(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("mcpSessionIdleTimeout");
+    assertThatThrownBy(() -> notes().mcpMaxSessionsPerToken(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("mcpMaxSessionsPerToken");
+    assertThatThrownBy(() -> notes().mcpEngineThreads(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("mcpEngineThreads");
+  }
+
+  private static HttpResponse<String> initialize(HttpClient http, URI uri, String token)
+      throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(uri.resolve("/mcp"))
+            .header("Authorization", "Bearer " + token)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .POST(
+                HttpRequest.BodyPublishers.ofString(
+                    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+                        + "\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+                        + "\"clientInfo\":{\"name\":\"test\",\"version\":\"1\"}}}"))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void mcpMaxSessionsPerTokenRefusesOneSessionTooMany() throws Exception {
+    try (ToolLedger ledger = notes().http("127.0.0.1", 0).mcpMaxSessionsPerToken(1).build()) {
+      URI uri = ledger.httpUri().orElseThrow();
+      String token = ledger.issueToken(ACME, "agent");
+      HttpClient http = HttpClient.newHttpClient();
+
+      HttpResponse<String> first = initialize(http, uri, token);
+      HttpResponse<String> second = initialize(http, uri, token);
+
+      assertThat(first.statusCode()).isEqualTo(200);
+      assertThat(second.statusCode()).isEqualTo(429);
+      assertThat(second.body()).contains("mcp-session-limit");
+    }
+  }
+
+  @Test
+  void serveStdioRunsAKeyedCallAsTheTenantAndReplaysItsRetry() throws Exception {
+    PipedOutputStream toServer = new PipedOutputStream();
+    PipedInputStream serverIn = new PipedInputStream(toServer, 1 << 16);
+    PipedInputStream fromServer = new PipedInputStream(1 << 16);
+    OutputStream serverOut = new PipedOutputStream(fromServer);
+    BufferedReader replies =
+        new BufferedReader(new InputStreamReader(fromServer, StandardCharsets.UTF_8));
+    String call =
+        "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{"
+            + "\"name\":\"create-note\",\"arguments\":{\"title\":\"from stdio\"},"
+            + "\"_meta\":{\"dev.toolledger/operation-key\":\"s-1\"}}}";
+
+    try (StdioSession session = notes().serveStdio(ACME, serverIn, serverOut)) {
+      send(
+          toServer,
+          "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
+              + "\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},"
+              + "\"clientInfo\":{\"name\":\"test\",\"version\":\"1\"}}}");
+      assertThat(reply(replies, 1).path("result").path("serverInfo").isObject()).isTrue();
+      send(toServer, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}");
+      send(toServer, call.formatted(2));
+      JsonNode first = reply(replies, 2).path("result");
+      send(toServer, call.formatted(3));
+      JsonNode retry = reply(replies, 3).path("result");
+      toServer.close();
+      session.awaitEndOfInput();
+
+      assertThat(first.path("isError").asBoolean()).isFalse();
+      assertThat(retry.path("isError").asBoolean()).isFalse();
+      assertThat(retry.path("structuredContent")).isEqualTo(first.path("structuredContent"));
+      assertThat(first.path("_meta").path("dev.toolledger/replayed").asBoolean()).isFalse();
+      assertThat(retry.path("_meta").path("dev.toolledger/replayed").asBoolean()).isTrue();
+    }
+    try (ToolLedger ledger = notes().build()) {
+      CallResult done =
+          ledger.call(ACME, "s-1", "create-note", JSON.readTree("{\"title\":\"from stdio\"}"));
+      assertThat(done).isInstanceOf(CallResult.Done.class);
+      assertThat(((CallResult.Done) done).replayed()).isTrue();
+    }
+  }
+
+  @Test
+  void serveStdioWithMcpTurnedOffIsRefused() {
+    ToolLedger.Builder builder = notes().mcpEnabled(false);
+
+    assertThatThrownBy(
+            () -> builder.serveStdio(ACME, new PipedInputStream(), OutputStream.nullOutputStream()))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("MCP is turned off");
+  }
+
+  private static void send(OutputStream out, String message) throws Exception {
+    out.write((message + "\n").getBytes(StandardCharsets.UTF_8));
+    out.flush();
+  }
+
+  /** Reads the server's lines until the response to {@code id}. */
+  private static JsonNode reply(BufferedReader replies, int id) throws Exception {
+    while (true) {
+      String line = replies.readLine();
+      assertThat(line).as("the server's answer to request %d", id).isNotNull();
+      JsonNode message = JSON.readTree(line);
+      if (message.path("id").asInt(-1) == id) {
+        return message;
+      }
+    }
+  }
+}
