@@ -475,6 +475,24 @@ public final class ToolLedger implements AutoCloseable {
     }
 
     /**
+     * Who may read {@code GET /metrics} on the ledger's own listener ({@link #http}). Default
+     * {@link MetricsAccess#LOOPBACK}: loopback clients without a token, everyone else with an
+     * operator token or the {@link #operatorSecret}.
+     */
+    public Builder metricsAccess(MetricsAccess access) {
+      Objects.requireNonNull(access, "metricsAccess");
+      dev.toolledger.server.observe.MetricsAccess internal =
+          switch (access) {
+            case LOOPBACK -> dev.toolledger.server.observe.MetricsAccess.LOOPBACK;
+            case OPERATOR -> dev.toolledger.server.observe.MetricsAccess.OPERATOR;
+            case OPEN -> dev.toolledger.server.observe.MetricsAccess.OPEN;
+            case OFF -> dev.toolledger.server.observe.MetricsAccess.OFF;
+          };
+      steps = steps.andThen(b -> b.metricsAccess(internal));
+      return this;
+    }
+
+    /**
      * The clock the ledger reads: the times recorded on operations and their history, retention and
      * expiry, leases of external tools, token issue times, the rate limit of new operations, and
      * the ages the console shows. For tests that move time, and for an application that keeps one

@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The embedding builder's operators, clock and read views, seen over the ledger's own HTTP
- * listener.
+ * The embedding builder's operators, metrics access, clock and read views, seen over the ledger's
+ * own HTTP listener.
  */
 class EmbeddedOperatorsAndClockTest {
   static final ObjectMapper JSON = new ObjectMapper();
@@ -98,6 +98,35 @@ class EmbeddedOperatorsAndClockTest {
       assertThat(found.statusCode()).isEqualTo(200);
       assertThat(found.body()).contains("create-note");
       assertThat(api.statusCode()).isIn(401, 403);
+    }
+  }
+
+  @Test
+  void metricsForOperatorsOnlyRefuseALoopbackClientWithoutTheSecret() throws Exception {
+    try (ToolLedger ledger =
+        notes().operatorSecret(SECRET).metricsAccess(MetricsAccess.OPERATOR).build()) {
+      URI uri = ledger.httpUri().orElseThrow();
+
+      assertThat(get(uri, "/metrics", null, Map.of()).statusCode()).isEqualTo(401);
+      HttpResponse<String> scraped = get(uri, "/metrics", SECRET, Map.of());
+      assertThat(scraped.statusCode()).isEqualTo(200);
+      assertThat(scraped.body()).contains("# TYPE");
+    }
+  }
+
+  @Test
+  void metricsAreServedToALoopbackClientByDefaultAndNotAtAllWhenOff() throws Exception {
+    try (ToolLedger ledger = notes().build()) {
+      assertThat(get(ledger.httpUri().orElseThrow(), "/metrics", null, Map.of()).statusCode())
+          .isEqualTo(200);
+    }
+    try (ToolLedger ledger = notes().metricsAccess(MetricsAccess.OFF).build()) {
+      // An ordinary unknown path: not found for a tenant, unauthenticated without a token.
+      String tenant = ledger.issueToken(ACME, "agent");
+      assertThat(get(ledger.httpUri().orElseThrow(), "/metrics", tenant, Map.of()).statusCode())
+          .isEqualTo(404);
+      assertThat(get(ledger.httpUri().orElseThrow(), "/metrics", null, Map.of()).statusCode())
+          .isEqualTo(401);
     }
   }
 
