@@ -144,6 +144,42 @@ class EmbeddedMcpTest {
     }
   }
 
+  private static HttpResponse<String> ping(HttpClient http, URI uri, String token, String session)
+      throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(uri.resolve("/mcp"))
+            .header("Authorization", "Bearer " + token)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("Mcp-Session-Id", session)
+            .header("MCP-Protocol-Version", "2025-06-18")
+            .POST(
+                HttpRequest.BodyPublishers.ofString(
+                    "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}"))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void mcpSessionIdleTimeoutForgetsASessionUnusedThatLong() throws Exception {
+    // Sessions idle by the system clock, which a test cannot move: a short timeout, a longer nap.
+    try (ToolLedger ledger =
+        notes().http("127.0.0.1", 0).mcpSessionIdleTimeout(Duration.ofMillis(300)).build()) {
+      URI uri = ledger.httpUri().orElseThrow();
+      String token = ledger.issueToken(ACME, "agent");
+      HttpClient http = HttpClient.newHttpClient();
+      String session =
+          initialize(http, uri, token).headers().firstValue("Mcp-Session-Id").orElseThrow();
+
+      HttpResponse<String> fresh = ping(http, uri, token, session);
+      Thread.sleep(1_000);
+      HttpResponse<String> idle = ping(http, uri, token, session);
+
+      assertThat(fresh.statusCode()).isEqualTo(200);
+      assertThat(idle.statusCode()).isEqualTo(404);
+    }
+  }
+
   @Test
   void serveStdioRunsAKeyedCallAsTheTenantAndReplaysItsRetry() throws Exception {
     PipedOutputStream toServer = new PipedOutputStream();
