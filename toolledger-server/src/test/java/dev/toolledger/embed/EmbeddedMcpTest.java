@@ -6,6 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.toolledger.api.TenantId;
+import dev.toolledger.api.ToolDescriptor;
+import dev.toolledger.api.ToolResponse;
+import dev.toolledger.api.TransactionContext;
+import dev.toolledger.api.TransactionalTool;
 import dev.toolledger.examples.notes.NotesPlugin;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
@@ -25,6 +29,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -177,6 +186,56 @@ class EmbeddedMcpTest {
 
       assertThat(fresh.statusCode()).isEqualTo(200);
       assertThat(idle.statusCode()).isEqualTo(404);
+    }
+  }
+
+  /** A tool that holds its call until the test lets it go. */
+  static final class HeldTool implements TransactionalTool {
+    final CountDownLatch entered = new CountDownLatch(1);
+    final CountDownLatch release = new CountDownLatch(1);
+
+    @Override
+    public ToolDescriptor descriptor() {
+      return ToolDescriptor.builder("held", "1")
+          .description("Answers once the test lets it go.")
+          .inputSchema(JSON.createObjectNode().put("type", "object"))
+          .build();
+    }
+
+    @Override
+    public ToolResponse execute(TransactionContext context, JsonNode parameters) throws Exception {
+      entered.countDown();
+      release.await(60, TimeUnit.SECONDS);
+      return ToolResponse.of(200, JSON.createObjectNode().put("held", true));
+    }
+  }
+
+  @Test
+  void aZeroMcpDrainTimeoutClosesWithoutWaitingForACallStillRunning() throws Exception {
+    HeldTool held = new HeldTool();
+    ToolLedger ledger =
+        notes().tool(held).http("127.0.0.1", 0).mcpDrainTimeout(Duration.ZERO).build();
+    McpSyncClient client = client(ledger.httpUri().orElseThrow(), ledger.issueToken(ACME, "agent"));
+    ExecutorService threads = Executors.newFixedThreadPool(2);
+    try {
+      threads.submit(
+          () ->
+              client.callTool(
+                  CallToolRequest.builder("held")
+                      .arguments(Map.of())
+                      .meta(Map.of("dev.toolledger/operation-key", "h-1"))
+                      .build()));
+      assertThat(held.entered.await(30, TimeUnit.SECONDS)).isTrue();
+
+      Future<?> closing = threads.submit(ledger::close);
+
+      // The default drain (30 seconds) would still be waiting for the held call here.
+      closing.get(15, TimeUnit.SECONDS);
+      assertThat(held.release.getCount()).isEqualTo(1);
+    } finally {
+      held.release.countDown();
+      threads.shutdownNow();
+      client.closeGracefully();
     }
   }
 
