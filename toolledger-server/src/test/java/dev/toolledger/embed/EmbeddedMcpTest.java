@@ -34,6 +34,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -236,6 +237,46 @@ class EmbeddedMcpTest {
       held.release.countDown();
       threads.shutdownNow();
       client.closeGracefully();
+    }
+  }
+
+  @Test
+  void oneMcpEngineThreadRunsOneCallAtATime() throws Exception {
+    HeldTool held = new HeldTool();
+    ExecutorService threads = Executors.newFixedThreadPool(2);
+    try (ToolLedger ledger = notes().tool(held).http("127.0.0.1", 0).mcpEngineThreads(1).build();
+        McpSyncClient first =
+            client(ledger.httpUri().orElseThrow(), ledger.issueToken(ACME, "first"));
+        McpSyncClient second =
+            client(ledger.httpUri().orElseThrow(), ledger.issueToken(ACME, "second"))) {
+      Future<CallToolResult> heldCall =
+          threads.submit(
+              () ->
+                  first.callTool(
+                      CallToolRequest.builder("held")
+                          .arguments(Map.of())
+                          .meta(Map.of("dev.toolledger/operation-key", "h-1"))
+                          .build()));
+      assertThat(held.entered.await(30, TimeUnit.SECONDS)).isTrue();
+      Future<CallToolResult> queued =
+          threads.submit(
+              () ->
+                  second.callTool(
+                      CallToolRequest.builder("get-operation")
+                          .arguments(Map.of("key", "n-1"))
+                          .build()));
+
+      // A lookup only reads, so the held call's open transaction does not block it: with the
+      // default sixteen threads it would be answered at once.
+      assertThatThrownBy(() -> queued.get(2, TimeUnit.SECONDS))
+          .isInstanceOf(TimeoutException.class);
+      held.release.countDown();
+
+      assertThat(heldCall.get(30, TimeUnit.SECONDS).isError()).isFalse();
+      assertThat(queued.get(30, TimeUnit.SECONDS)).isNotNull();
+    } finally {
+      held.release.countDown();
+      threads.shutdownNow();
     }
   }
 
