@@ -51,6 +51,9 @@ import javax.sql.DataSource;
  * recorded outcome replayed to every retry, a conflict for the same key with other parameters. The
  * tenant is whatever the application authenticated: ToolLedger trusts the caller of {@code call}.
  *
+ * <p>An application that an MCP client starts as its server process serves the same tools on stdio
+ * with {@link Builder#serveStdio} instead of {@link Builder#build()}.
+ *
  * <p>Background work runs while the ledger is open: the outbox relay, the recovery of expired
  * claims of external tools, and the retention sweeper. {@link #close()} stops it and closes the
  * database.
