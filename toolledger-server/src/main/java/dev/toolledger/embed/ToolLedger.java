@@ -1,6 +1,7 @@
 package dev.toolledger.embed;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.toolledger.api.ReadView;
 import dev.toolledger.api.TenantId;
 import dev.toolledger.api.Tool;
 import dev.toolledger.api.ToolPlugin;
@@ -18,14 +19,20 @@ import dev.toolledger.protocol.OperationKey;
 import dev.toolledger.server.HttpMount;
 import dev.toolledger.server.ServerConfig;
 import dev.toolledger.server.ToolLedgerApp;
+import dev.toolledger.server.auth.OperatorAuthenticator;
+import dev.toolledger.server.mcp.McpConventions;
 import dev.toolledger.server.mcp.McpOptions;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.URI;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 /**
@@ -43,6 +50,9 @@ import javax.sql.DataSource;
  * <p>{@link #call} gives the same guarantees as the HTTP API: one effect per (tenant, key), the
  * recorded outcome replayed to every retry, a conflict for the same key with other parameters. The
  * tenant is whatever the application authenticated: ToolLedger trusts the caller of {@code call}.
+ *
+ * <p>An application that an MCP client starts as its server process serves the same tools on stdio
+ * with {@link Builder#serveStdio} instead of {@link Builder#build()}.
  *
  * <p>Background work runs while the ledger is open: the outbox relay, the recovery of expired
  * claims of external tools, and the retention sweeper. {@link #close()} stops it and closes the
@@ -163,6 +173,17 @@ public final class ToolLedger implements AutoCloseable {
     return app.tokens().issue(tenant, label).token();
   }
 
+  /**
+   * Issues an operator token: it opens the operations console at {@code /console} and {@code
+   * /metrics} on the ledger's own listener ({@link Builder#http}), acts for no tenant (the API and
+   * MCP refuse it), and can be revoked on its own ({@code toolledger tokens revoke}). The secret is
+   * shown only here; the ledger keeps its hash. For one fixed secret from the application's
+   * configuration instead, see {@link Builder#operatorSecret}.
+   */
+  public String issueOperatorToken(String label) {
+    return app.tokens().issueOperator(label).token();
+  }
+
   @Override
   public void close() {
     try {
@@ -184,7 +205,10 @@ public final class ToolLedger implements AutoCloseable {
     private String nodeId = EngineConfig.defaults().nodeId();
     private Optional<RateLimit> newOperationLimit =
         Optional.of(EngineConfig.DEFAULT_NEW_OPERATION_LIMIT);
-    private java.util.function.Consumer<ToolLedgerApp.Builder> steps = b -> {};
+    private Clock clock = Clock.systemUTC();
+    private boolean mcpEnabled = McpOptions.DEFAULT_ENABLED;
+    private final McpOptions.Builder mcp = McpOptions.builder();
+    private Consumer<ToolLedgerApp.Builder> steps = b -> {};
 
     private Builder(DatabaseLocation location, DataSource dataSource) {
       this.location = location;
@@ -344,7 +368,152 @@ public final class ToolLedger implements AutoCloseable {
      * or {@link #mountedHttp}). Default true.
      */
     public Builder mcpEnabled(boolean mcpEnabled) {
-      steps = steps.andThen(b -> b.mcp(mcpEnabled ? McpOptions.defaults() : McpOptions.disabled()));
+      this.mcpEnabled = mcpEnabled;
+      return this;
+    }
+
+    /**
+     * Lets MCP calls of {@code tool} come without an operation key: the ledger mints a fresh random
+     * key for each such call, so that call executes every time and is <em>not</em> safe to retry; a
+     * call that brings a key keeps every guarantee. The tool is announced with {@code
+     * idempotentHint: false}. Repeatable, one tool per call. Applies to MCP only: {@link
+     * ToolLedger#call} and the HTTP API always need a key. Default: no tool.
+     *
+     * @throws IllegalArgumentException for a blank name or {@code get-operation} (a read tool that
+     *     takes no key); {@link #build()} rejects a tool the ledger does not serve
+     */
+    public Builder allowUnkeyed(String tool) {
+      Objects.requireNonNull(tool, "allowUnkeyed tool");
+      if (tool.isBlank()) {
+        throw new IllegalArgumentException("allowUnkeyed needs a tool name, not a blank");
+      }
+      if (tool.equals(McpConventions.GET_OPERATION)) {
+        throw new IllegalArgumentException(
+            "allowUnkeyed: " + tool + " is a read tool and takes no operation key");
+      }
+      mcp.allowUnkeyed(tool);
+      return this;
+    }
+
+    /**
+     * How long {@link ToolLedger#close()} (or {@link StdioSession#close()}) waits for MCP tool
+     * calls already handed to the engine, so that each records its outcome; calls still running
+     * after that finish on their own threads, never interrupted. Zero does not wait. Default 30
+     * seconds.
+     *
+     * @throws IllegalArgumentException for a negative duration
+     */
+    public Builder mcpDrainTimeout(Duration drainTimeout) {
+      Objects.requireNonNull(drainTimeout, "mcpDrainTimeout");
+      if (drainTimeout.isNegative()) {
+        throw new IllegalArgumentException("mcpDrainTimeout must be zero or positive");
+      }
+      mcp.drainTimeout(drainTimeout);
+      return this;
+    }
+
+    /**
+     * How long an MCP session over HTTP may go without a request before it is forgotten; its next
+     * request is answered {@code 404} and the client opens a new session, as the MCP specification
+     * asks. Sessions idle by the system clock, not by {@link #clock}. Default 30 minutes.
+     *
+     * @throws IllegalArgumentException for zero or a negative duration
+     */
+    public Builder mcpSessionIdleTimeout(Duration sessionIdleTimeout) {
+      Objects.requireNonNull(sessionIdleTimeout, "mcpSessionIdleTimeout");
+      if (sessionIdleTimeout.isNegative() || sessionIdleTimeout.isZero()) {
+        throw new IllegalArgumentException("mcpSessionIdleTimeout must be positive");
+      }
+      mcp.sessionIdleTimeout(sessionIdleTimeout);
+      return this;
+    }
+
+    /**
+     * How many open MCP sessions one token may hold at once over HTTP; one more {@code initialize}
+     * is answered {@code 429} {@code mcp-session-limit} until a session is closed or idles out.
+     * Default 32.
+     *
+     * @throws IllegalArgumentException for less than 1
+     */
+    public Builder mcpMaxSessionsPerToken(int maxSessionsPerToken) {
+      if (maxSessionsPerToken < 1) {
+        throw new IllegalArgumentException("mcpMaxSessionsPerToken must be at least 1");
+      }
+      mcp.maxSessionsPerToken(maxSessionsPerToken);
+      return this;
+    }
+
+    /**
+     * How many MCP tool calls run at once; more wait in line. Default 16.
+     *
+     * @throws IllegalArgumentException for less than 1
+     */
+    public Builder mcpEngineThreads(int engineThreads) {
+      if (engineThreads < 1) {
+        throw new IllegalArgumentException("mcpEngineThreads must be at least 1");
+      }
+      mcp.engineThreads(engineThreads);
+      return this;
+    }
+
+    /**
+     * Lets whoever presents {@code secret} as a bearer token operate the ledger: the operations
+     * console at {@code /console} and {@code /metrics} on the ledger's own listener ({@link
+     * #http}); a mounted ledger ({@link #mountedHttp}) serves neither. Operator tokens issued by
+     * {@link ToolLedger#issueOperatorToken} are accepted as well, with or without a secret. Only
+     * the secret's SHA-256 is kept. Default: no secret (only issued operator tokens).
+     *
+     * @throws IllegalArgumentException for a secret shorter than 16 characters
+     */
+    public Builder operatorSecret(String secret) {
+      Objects.requireNonNull(secret, "operatorSecret");
+      OperatorAuthenticator operators;
+      try {
+        operators = OperatorAuthenticator.sharedSecret(secret);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("operatorSecret: " + e.getMessage(), e);
+      }
+      steps = steps.andThen(b -> b.operators(operators));
+      return this;
+    }
+
+    /**
+     * Who may read {@code GET /metrics} on the ledger's own listener ({@link #http}). Default
+     * {@link MetricsAccess#LOOPBACK}: loopback clients without a token, everyone else with an
+     * operator token or the {@link #operatorSecret}.
+     */
+    public Builder metricsAccess(MetricsAccess access) {
+      Objects.requireNonNull(access, "metricsAccess");
+      dev.toolledger.server.observe.MetricsAccess internal =
+          switch (access) {
+            case LOOPBACK -> dev.toolledger.server.observe.MetricsAccess.LOOPBACK;
+            case OPERATOR -> dev.toolledger.server.observe.MetricsAccess.OPERATOR;
+            case OPEN -> dev.toolledger.server.observe.MetricsAccess.OPEN;
+            case OFF -> dev.toolledger.server.observe.MetricsAccess.OFF;
+          };
+      steps = steps.andThen(b -> b.metricsAccess(internal));
+      return this;
+    }
+
+    /**
+     * The clock the ledger reads: the times recorded on operations and their history, retention and
+     * expiry, leases of external tools, token issue times, the rate limit of new operations, and
+     * the ages the console shows. For tests that move time, and for an application that keeps one
+     * clock. MCP sessions over HTTP idle by the system clock regardless. Default: the system clock
+     * in UTC.
+     */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * Serves a read view of the tenant's data at {@code GET /v1/{path}} (a plugin's read views are
+     * served without this). Default: none besides the plugins'.
+     */
+    public Builder readView(ReadView view) {
+      Objects.requireNonNull(view, "view");
+      steps = steps.andThen(b -> b.readView(view));
       return this;
     }
 
@@ -374,7 +543,7 @@ public final class ToolLedger implements AutoCloseable {
     }
 
     private EngineConfig engineConfig() {
-      EngineConfig.Builder engine = EngineConfig.builder().nodeId(nodeId);
+      EngineConfig.Builder engine = EngineConfig.builder().nodeId(nodeId).clock(clock);
       newOperationLimit.ifPresentOrElse(engine::newOperationLimit, engine::unlimitedNewOperations);
       return engine.build();
     }
@@ -385,14 +554,10 @@ public final class ToolLedger implements AutoCloseable {
      * @throws IllegalArgumentException for a bad plugin, option or tool (the database is closed)
      */
     public ToolLedger build() {
-      JdbcLedgerStore store =
-          dataSource != null
-              ? JdbcLedgerStore.onDataSource(dataSource, busyTimeout, claimWait, List.of())
-              : location.open(List.of(), synchronous, busyTimeout, claimWait);
+      JdbcLedgerStore store = open();
       try {
-        ToolLedgerApp.Builder builder = ToolLedgerApp.builder(store).engineConfig(engineConfig());
+        ToolLedgerApp.Builder builder = node(store);
         http.ifPresent(builder::serverConfig);
-        steps.accept(builder);
         ToolLedgerApp app;
         if (http.isEmpty()) {
           app = builder.startWithoutHttp();
@@ -406,6 +571,46 @@ public final class ToolLedger implements AutoCloseable {
         store.close();
         throw e;
       }
+    }
+
+    /**
+     * Opens the database like {@link #build()} and serves the tools over MCP on {@code in} and
+     * {@code out} (normally {@code System.in} and {@code System.out}) instead of HTTP, every call
+     * acting as {@code tenant}: whoever can start this process is trusted with that tenant. For an
+     * application that an MCP client starts as its server process. Only the protocol is written to
+     * {@code out}. The background workers run as with {@link #build()}; {@link #http}, {@link
+     * #mountedHttp} and the session settings of HTTP do not apply.
+     *
+     * @throws IllegalArgumentException for a bad plugin, option or tool (the database is closed)
+     * @throws IllegalStateException when MCP is turned off ({@link #mcpEnabled})
+     */
+    public StdioSession serveStdio(TenantId tenant, InputStream in, OutputStream out) {
+      Objects.requireNonNull(tenant, "tenant");
+      Objects.requireNonNull(in, "in");
+      Objects.requireNonNull(out, "out");
+      JdbcLedgerStore store = open();
+      try {
+        return new StdioSession(store, node(store).startStdio(tenant, in, out));
+      } catch (RuntimeException e) {
+        store.close();
+        throw e;
+      }
+    }
+
+    private JdbcLedgerStore open() {
+      return dataSource != null
+          ? JdbcLedgerStore.onDataSource(dataSource, busyTimeout, claimWait, List.of())
+          : location.open(List.of(), synchronous, busyTimeout, claimWait);
+    }
+
+    private ToolLedgerApp.Builder node(JdbcLedgerStore store) {
+      ToolLedgerApp.Builder builder =
+          ToolLedgerApp.builder(store)
+              .engineConfig(engineConfig())
+              .clock(clock)
+              .mcp(mcpEnabled ? mcp.build() : McpOptions.disabled());
+      steps.accept(builder);
+      return builder;
     }
   }
 }
