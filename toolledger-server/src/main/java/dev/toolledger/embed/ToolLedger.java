@@ -206,6 +206,7 @@ public final class ToolLedger implements AutoCloseable {
     private Optional<RateLimit> newOperationLimit =
         Optional.of(EngineConfig.DEFAULT_NEW_OPERATION_LIMIT);
     private Clock clock = Clock.systemUTC();
+    private Consumer<EngineConfig.Builder> engineSteps = e -> {};
     private boolean mcpEnabled = McpOptions.DEFAULT_ENABLED;
     private final McpOptions.Builder mcp = McpOptions.builder();
     private Consumer<ToolLedgerApp.Builder> steps = b -> {};
@@ -536,6 +537,61 @@ public final class ToolLedger implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Keeps the records of {@code tool} for {@code retention} instead of what the tool declares
+     * (the tool's own, normally 7 days). Choose at least the longest window in which a caller may
+     * still retry or recover an action of that tool. {@link #build()} rejects a retention that is
+     * not positive and a tool this ledger does not serve.
+     */
+    public Builder retention(String tool, Duration retention) {
+      Objects.requireNonNull(tool, "tool");
+      Objects.requireNonNull(retention, "retention");
+      engineSteps = engineSteps.andThen(e -> e.retention(tool, retention));
+      return this;
+    }
+
+    /**
+     * How long a swept operation's tombstone guards its key after the record's retention ended: a
+     * late retry within it is refused as expired, never executed again; after it the key is new.
+     * Zero leaves no tombstones. Default 7 days. {@link #build()} rejects a negative value.
+     */
+    public Builder tombstoneWindow(Duration tombstoneWindow) {
+      Objects.requireNonNull(tombstoneWindow, "tombstoneWindow");
+      engineSteps = engineSteps.andThen(e -> e.tombstoneWindow(tombstoneWindow));
+      return this;
+    }
+
+    /**
+     * Longest time a duplicate call waits for a concurrent execution of its key before it hears "in
+     * progress". Default 5 seconds. {@link #build()} rejects a negative value.
+     */
+    public Builder maxWait(Duration maxWait) {
+      Objects.requireNonNull(maxWait, "maxWait");
+      engineSteps = engineSteps.andThen(e -> e.maxWait(maxWait));
+      return this;
+    }
+
+    /**
+     * The largest tool response body (UTF-8 bytes of its JSON) that the ledger records. A
+     * transactional tool whose response is larger is rolled back; an external tool's (whose effect
+     * already happened) leaves the operation UNKNOWN. Default 64 KiB. {@link #build()} rejects a
+     * value below 1.
+     */
+    public Builder maxResponseBytes(int maxResponseBytes) {
+      engineSteps = engineSteps.andThen(e -> e.maxResponseBytes(maxResponseBytes));
+      return this;
+    }
+
+    /**
+     * How many times recovery may take over a leased claim of an external tool whose outcome it
+     * could not settle before it records UNKNOWN. Default 5. {@link #build()} rejects a value below
+     * 1.
+     */
+    public Builder maxTakeovers(int maxTakeovers) {
+      engineSteps = engineSteps.andThen(e -> e.maxTakeovers(maxTakeovers));
+      return this;
+    }
+
     /** This node's name in claims and logs; default the host name and process id. */
     public Builder nodeId(String nodeId) {
       this.nodeId = Objects.requireNonNull(nodeId, "nodeId");
@@ -545,6 +601,7 @@ public final class ToolLedger implements AutoCloseable {
     private EngineConfig engineConfig() {
       EngineConfig.Builder engine = EngineConfig.builder().nodeId(nodeId).clock(clock);
       newOperationLimit.ifPresentOrElse(engine::newOperationLimit, engine::unlimitedNewOperations);
+      engineSteps.accept(engine);
       return engine.build();
     }
 

@@ -218,7 +218,6 @@ public final class EngineConfig {
       return this;
     }
 
-    /** Backoff between transaction attempts: full jitter up to min(cap, base * 2^n). */
     /**
      * How long after its first attempt began a failed write transaction may still be attempted
      * again (within {@link #transactionAttempts}). Default 5 seconds; positive.
@@ -228,6 +227,7 @@ public final class EngineConfig {
       return this;
     }
 
+    /** Backoff between transaction attempts: full jitter up to min(cap, base * 2^n). */
     public Builder transactionBackoff(Duration base, Duration cap) {
       this.retryBase = base;
       this.retryCap = cap;
