@@ -230,8 +230,9 @@ class EmbeddedMcpTest {
 
       Future<?> closing = threads.submit(ledger::close);
 
-      // The default drain (30 seconds) would still be waiting for the held call here.
-      closing.get(15, TimeUnit.SECONDS);
+      // The HTTP drain gives the held call's request the shutdown grace (10 s) to finish; the MCP
+      // drain would then wait for the call another 30 s by default, and waits for nothing here.
+      closing.get(25, TimeUnit.SECONDS);
       assertThat(held.release.getCount()).isEqualTo(1);
     } finally {
       held.release.countDown();
