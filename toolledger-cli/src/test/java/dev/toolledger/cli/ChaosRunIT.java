@@ -141,6 +141,10 @@ class ChaosRunIT {
     Instant started = Instant.now();
     long settleMillis = 0;
     long failoverMillis = -1;
+    // When the failover ended, and the first answer a client was given after it: that the nodes
+    // write again on the promoted standby, without a restart, is what the failover tests.
+    AtomicLong promotedAt = new AtomicLong(Long.MAX_VALUE);
+    AtomicLong firstAnswerAfterPromotion = new AtomicLong(Long.MAX_VALUE);
     try {
       List<Future<?>> running = new ArrayList<>();
       for (int c = 0; c < CLIENTS; c++) {
@@ -173,9 +177,12 @@ class ChaosRunIT {
                             "step-" + step,
                             "create-note",
                             Json.parse("{\"title\":\"" + workflow + "/" + step + "\"}"));
-                    outcomes
-                        .computeIfAbsent(outcome.getClass().getSimpleName(), k -> new AtomicLong())
-                        .incrementAndGet();
+                    String kind = outcome.getClass().getSimpleName();
+                    outcomes.computeIfAbsent(kind, k -> new AtomicLong()).incrementAndGet();
+                    long now = System.nanoTime();
+                    if (kind.equals("Completed") && now > promotedAt.get()) {
+                      firstAnswerAfterPromotion.compareAndSet(Long.MAX_VALUE, now);
+                    }
                     Thread.sleep(PAUSE.toMillis());
                   }
                   return null;
@@ -192,7 +199,8 @@ class ChaosRunIT {
           long failoverStart = System.nanoTime();
           if (ledger.failover()) {
             faults.get(Fault.FAILOVER).incrementAndGet();
-            failoverMillis = (System.nanoTime() - failoverStart) / 1_000_000;
+            promotedAt.set(System.nanoTime());
+            failoverMillis = (promotedAt.get() - failoverStart) / 1_000_000;
           }
         }
         injectOne(n, random, nodes, ledger, faults);
@@ -261,7 +269,15 @@ class ChaosRunIT {
             + " ms, audit "
             + auditMillis
             + " ms"
-            + (failoverMillis < 0 ? "" : ", failover (kill + promotion) " + failoverMillis + " ms");
+            + (failoverMillis < 0
+                ? ""
+                : ", failover (kill + promotion) "
+                    + failoverMillis
+                    + " ms, first answer "
+                    + (firstAnswerAfterPromotion.get() == Long.MAX_VALUE
+                        ? "never"
+                        : (firstAnswerAfterPromotion.get() - promotedAt.get()) / 1_000_000 + " ms")
+                    + " after the promotion");
     System.out.println(report);
     Files.writeString(Path.of("target", "chaos-run.txt"), report + "\n");
     verdict.assertHolds();
@@ -270,6 +286,9 @@ class ChaosRunIT {
     assertThat(verdict.acknowledged()).as("keys were acknowledged").isPositive();
     if (ledger.links() != null) {
       assertThat(faults.get(Fault.FAILOVER).get()).as("the primary failed over").isEqualTo(1);
+      assertThat(firstAnswerAfterPromotion.get())
+          .as("the nodes answered writes on the promoted standby")
+          .isNotEqualTo(Long.MAX_VALUE);
     }
   }
 
