@@ -7,6 +7,8 @@ import dev.toolledger.client.ResumedAction;
 import dev.toolledger.client.ToolLedgerClient;
 import dev.toolledger.client.journal.ActionJournal;
 import dev.toolledger.client.retry.RetryPolicy;
+import dev.toolledger.jdbc.testing.PgReplicaPair;
+import dev.toolledger.jdbc.testing.PgReplicaPair.Replication;
 import dev.toolledger.protocol.Json;
 import dev.toolledger.testkit.DropPolicy;
 import dev.toolledger.testkit.LossyProxy;
@@ -20,9 +22,6 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -37,8 +36,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,9 +48,11 @@ import org.junit.jupiter.api.io.TempDir;
  * Afterwards every key left open is resumed, and the {@code HistoryChecker} reads the whole history
  * against the database.
  *
- * <p>The ledger: PostgreSQL when {@code TOOLLEDGER_TEST_PG_URL} is set (a fresh database, two
- * nodes, the link faults); otherwise one node on a SQLite file (SQLite is a single-node ledger; no
- * link to break).
+ * <p>The ledger: PostgreSQL when {@code TOOLLEDGER_TEST_PG_URL} is set: a primary with a
+ * synchronous standby of its own ({@code PgReplicaPair}, started from the machine's PostgreSQL
+ * binaries, not the server that URL names), two nodes on the multi-host URL, the link faults, and
+ * one failover halfway (the primary SIGKILLed, the standby promoted). Otherwise one node on a
+ * SQLite file (SQLite is a single-node ledger; no link to break, no standby).
  *
  * <p>Size: {@code -Dtoolledger.chaos.seconds=N} of faults (default 15, the short run of the normal
  * build; {@code -Pchaos} runs 540). {@code -Dtoolledger.chaos.seed=S} replays a schedule.
@@ -75,8 +74,6 @@ class ChaosRunIT {
   private static final Duration BOUND = Duration.ofSeconds(10);
 
   private static final Duration ATTEMPT_TIMEOUT = Duration.ofSeconds(15);
-  private static final Pattern PG_DATABASE =
-      Pattern.compile("^(jdbc:postgresql://[^/]+/)([^?]*)(.*)$");
   private static final String TENANT = "chaos";
 
   /** The kinds of fault the run injects, for the report. */
@@ -109,7 +106,7 @@ class ChaosRunIT {
   void underKillsLostAnswersAndLinkFaultsNothingAcknowledgedIsLostAndNoKeyActsTwice()
       throws Exception {
     String pgUrl = System.getenv("TOOLLEDGER_TEST_PG_URL");
-    try (Ledger ledger = pgUrl == null ? Ledger.sqlite(dir) : Ledger.postgres(pgUrl)) {
+    try (Ledger ledger = pgUrl == null ? Ledger.sqlite(dir) : Ledger.replicated()) {
       run(ledger);
     }
   }
@@ -143,6 +140,11 @@ class ChaosRunIT {
     Map<String, AtomicLong> outcomes = new ConcurrentHashMap<>();
     Instant started = Instant.now();
     long settleMillis = 0;
+    long failoverMillis = -1;
+    // When the failover ended, and the first answer a client was given after it: that the nodes
+    // write again on the promoted standby, without a restart, is what the failover tests.
+    AtomicLong promotedAt = new AtomicLong(Long.MAX_VALUE);
+    AtomicLong firstAnswerAfterPromotion = new AtomicLong(Long.MAX_VALUE);
     try {
       List<Future<?>> running = new ArrayList<>();
       for (int c = 0; c < CLIENTS; c++) {
@@ -175,9 +177,12 @@ class ChaosRunIT {
                             "step-" + step,
                             "create-note",
                             Json.parse("{\"title\":\"" + workflow + "/" + step + "\"}"));
-                    outcomes
-                        .computeIfAbsent(outcome.getClass().getSimpleName(), k -> new AtomicLong())
-                        .incrementAndGet();
+                    String kind = outcome.getClass().getSimpleName();
+                    outcomes.computeIfAbsent(kind, k -> new AtomicLong()).incrementAndGet();
+                    long now = System.nanoTime();
+                    if (kind.equals("Completed") && now > promotedAt.get()) {
+                      firstAnswerAfterPromotion.compareAndSet(Long.MAX_VALUE, now);
+                    }
                     Thread.sleep(PAUSE.toMillis());
                   }
                   return null;
@@ -191,8 +196,11 @@ class ChaosRunIT {
         Thread.sleep(500 + random.nextInt(1_000));
         if (!failedOver && Instant.now().isAfter(halfway)) {
           failedOver = true;
+          long failoverStart = System.nanoTime();
           if (ledger.failover()) {
             faults.get(Fault.FAILOVER).incrementAndGet();
+            promotedAt.set(System.nanoTime());
+            failoverMillis = (promotedAt.get() - failoverStart) / 1_000_000;
           }
         }
         injectOne(n, random, nodes, ledger, faults);
@@ -260,13 +268,28 @@ class ChaosRunIT {
             + settleMillis
             + " ms, audit "
             + auditMillis
-            + " ms";
+            + " ms"
+            + (failoverMillis < 0
+                ? ""
+                : ", failover (kill + promotion) "
+                    + failoverMillis
+                    + " ms, first answer "
+                    + (firstAnswerAfterPromotion.get() == Long.MAX_VALUE
+                        ? "never"
+                        : (firstAnswerAfterPromotion.get() - promotedAt.get()) / 1_000_000 + " ms")
+                    + " after the promotion");
     System.out.println(report);
     Files.writeString(Path.of("target", "chaos-run.txt"), report + "\n");
     verdict.assertHolds();
     assertThat(faults.get(Fault.NODE_KILL).get()).as("nodes were killed").isPositive();
     assertThat(lostAnswers).as("answers were lost").isPositive();
     assertThat(verdict.acknowledged()).as("keys were acknowledged").isPositive();
+    if (ledger.links() != null) {
+      assertThat(faults.get(Fault.FAILOVER).get()).as("the primary failed over").isEqualTo(1);
+      assertThat(firstAnswerAfterPromotion.get())
+          .as("the nodes answered writes on the promoted standby")
+          .isNotEqualTo(Long.MAX_VALUE);
+    }
   }
 
   /**
@@ -280,7 +303,7 @@ class ChaosRunIT {
       Ledger ledger,
       Map<Fault, AtomicLong> faults)
       throws Exception {
-    PgFaultProxy links = ledger.links();
+    Links links = ledger.links();
     int turn = links == null ? 0 : n % 4;
     switch (turn) {
       case 0 -> {
@@ -295,7 +318,7 @@ class ChaosRunIT {
         faults.get(Fault.LINK_RESET).incrementAndGet();
       }
       case 2 -> {
-        links.refuseNew(true).resetAll();
+        links.refuseNewAndResetAll();
         faults.get(Fault.LINK_REFUSED).incrementAndGet();
         Thread.sleep(300 + random.nextInt(700));
         links.heal();
@@ -307,7 +330,34 @@ class ChaosRunIT {
     }
   }
 
-  /** The shared ledger: its URL for the nodes (through the link proxy) and for the audit. */
+  /**
+   * The links from the nodes to the database servers: one proxy in front of each server of the
+   * multi-host URL, so that whichever server is the primary, its link is the one that breaks. A
+   * fault goes to every proxy; the one in front of a server the nodes do not write to sees little.
+   */
+  private record Links(List<PgFaultProxy> proxies) {
+    void resetNext(PgFaultPoint point) {
+      proxies.forEach(p -> p.resetNext(point));
+    }
+
+    void refuseNewAndResetAll() {
+      proxies.forEach(p -> p.refuseNew(true).resetAll());
+    }
+
+    void stall(Duration duration) {
+      proxies.forEach(p -> p.stall(duration));
+    }
+
+    void heal() {
+      proxies.forEach(PgFaultProxy::heal);
+    }
+
+    void close() {
+      proxies.forEach(PgFaultProxy::close);
+    }
+  }
+
+  /** The shared ledger: its URL for the nodes (through the link proxies) and for the audit. */
   private interface Ledger extends AutoCloseable {
     String nodeUrl();
 
@@ -315,16 +365,14 @@ class ChaosRunIT {
 
     int nodes();
 
-    /** The proxy on the link to the database, or null when there is no link (SQLite). */
-    PgFaultProxy links();
+    /** The proxies on the links to the database, or null when there is no link (SQLite). */
+    Links links();
 
     String describe();
 
     /**
      * Kills the database's primary and promotes its synchronous standby; false when the ledger has
-     * no standby, as both ledgers here. The hook for a replicated ledger (a primary and a standby
-     * behind a multi-host URL, which the nodes follow without a restart): the run calls it once,
-     * halfway.
+     * no standby (SQLite). The nodes follow on their multi-host URL, without a restart.
      */
     default boolean failover() {
       return false;
@@ -354,7 +402,7 @@ class ChaosRunIT {
           return 1;
         }
 
-        public PgFaultProxy links() {
+        public Links links() {
           return null;
         }
 
@@ -366,47 +414,52 @@ class ChaosRunIT {
       };
     }
 
-    /** A fresh database on the server of {@code baseUrl}, dropped at the end. */
-    static Ledger postgres(String baseUrl) throws Exception {
-      Matcher m = PG_DATABASE.matcher(baseUrl);
-      if (!m.matches()) {
-        throw new IllegalArgumentException(
-            "TOOLLEDGER_TEST_PG_URL is not jdbc:postgresql://host/db");
-      }
-      String database = "chaos_" + Long.toHexString(System.nanoTime());
-      try (Connection c = DriverManager.getConnection(baseUrl);
-          Statement st = c.createStatement()) {
-        st.execute("CREATE DATABASE " + database);
-      }
-      String direct = m.group(1) + database + m.group(3);
-      PgFaultProxy proxy = PgFaultProxy.inFrontOf(direct);
+    /**
+     * A primary and its synchronous standby in temporary directories, each behind its own link
+     * proxy; the nodes' URL names both proxies, with {@code targetServerType=primary}, so that
+     * PgJDBC finds whichever server accepts writes. The audit reads the servers directly.
+     */
+    static Ledger replicated() {
+      PgReplicaPair pair = PgReplicaPair.start(Replication.SYNCHRONOUS);
+      PgFaultProxy toPrimary = PgFaultProxy.inFrontOf(pair.primaryUrl());
+      PgFaultProxy toStandby = PgFaultProxy.inFrontOf(pair.standbyUrl());
+      Links links = new Links(List.of(toPrimary, toStandby));
+      String nodeUrl =
+          "jdbc:postgresql://127.0.0.1:"
+              + toPrimary.port()
+              + ",127.0.0.1:"
+              + toStandby.port()
+              + "/postgres?user=postgres&targetServerType=primary";
       return new Ledger() {
         public String nodeUrl() {
-          return proxy.route(direct);
+          return nodeUrl;
         }
 
         public String readUrl() {
-          return direct;
+          return pair.url();
         }
 
         public int nodes() {
           return 2;
         }
 
-        public PgFaultProxy links() {
-          return proxy;
+        public Links links() {
+          return links;
         }
 
         public String describe() {
-          return "PostgreSQL";
+          return "PostgreSQL primary + synchronous standby";
         }
 
-        public void close() throws Exception {
-          proxy.close();
-          try (Connection c = DriverManager.getConnection(baseUrl);
-              Statement st = c.createStatement()) {
-            st.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
-          }
+        public boolean failover() {
+          pair.killPrimary();
+          pair.promoteStandby();
+          return true;
+        }
+
+        public void close() {
+          links.close();
+          pair.close();
         }
       };
     }
