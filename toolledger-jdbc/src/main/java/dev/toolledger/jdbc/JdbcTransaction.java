@@ -294,6 +294,23 @@ final class JdbcTransaction implements LedgerTransaction {
   }
 
   @Override
+  public OptionalLong fenceOf(TenantId tenant, OperationKey key) {
+    try (PreparedStatement ps =
+        dialect
+            .statements()
+            .prepare(
+                connection, "SELECT fence FROM tl_operations WHERE tenant = ? AND op_key = ?")) {
+      ps.setString(1, tenant.value());
+      ps.setString(2, key.value());
+      try (java.sql.ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+      }
+    } catch (SQLException e) {
+      throw new WrappedSqlException(e);
+    }
+  }
+
+  @Override
   public OptionalLong takeOver(
       TenantId tenant, OperationKey key, long fence, String owner, Duration lease) {
     boolean taken =

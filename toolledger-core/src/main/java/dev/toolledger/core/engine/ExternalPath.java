@@ -251,7 +251,7 @@ final class ExternalPath {
               Instant expiresAt = at.plus(config.retentionOf(tool.descriptor()));
               boolean ok = tx.completeFenced(tenant, key, fence, stored, at, expiresAt);
               if (!ok) {
-                Optional<Completion> earlier = ownCompletion(tx, tenant, key, stored);
+                Optional<Completion> earlier = ownCompletion(tx, tenant, key, fence, stored);
                 if (earlier.isPresent()) {
                   return earlier.get();
                 }
@@ -280,12 +280,16 @@ final class ExternalPath {
 
   /**
    * This completion, when an earlier attempt committed it and the answer to its {@code COMMIT} was
-   * lost: the record is COMPLETED with this very response. Read, not guessed, and not mistaken for
-   * a late result refused after a takeover (a takeover that completed the key with a byte-identical
-   * response is taken for this one: the caller's answer is the same either way).
+   * lost: the record is COMPLETED with this very response under this very fence. Read, not guessed,
+   * and not mistaken for a late result after a takeover, whose completion carries a later fence
+   * even when its response is byte-identical (an idempotent downstream answers the same): that one
+   * is refused and its arrival recorded in the history.
    */
   private static Optional<Completion> ownCompletion(
-      LedgerTransaction tx, TenantId tenant, OperationKey key, StoredResponse stored) {
+      LedgerTransaction tx, TenantId tenant, OperationKey key, long fence, StoredResponse stored) {
+    if (tx.fenceOf(tenant, key).orElse(-1) != fence) {
+      return Optional.empty();
+    }
     return tx.find(tenant, key)
         .filter(r -> r.state() == OperationState.COMPLETED)
         .filter(r -> r.response().filter(stored::equals).isPresent())

@@ -75,6 +75,13 @@ public interface LedgerTransaction {
       Instant expiresAt);
 
   /**
+   * The key's current fencing token, or empty when the key has no record. A completion that found
+   * its record already {@code COMPLETED} compares it with its own to tell its own earlier commit
+   * (same fence) from a takeover's (a later fence).
+   */
+  java.util.OptionalLong fenceOf(TenantId tenant, OperationKey key);
+
+  /**
    * Moves a leased {@code IN_PROGRESS} operation to {@code UNKNOWN} or {@code NOT_EXECUTED} if
    * {@code fence} is still current. {@code NOT_EXECUTED} is final and gets {@code expiresAt};
    * {@code UNKNOWN} is never swept and gets none.
