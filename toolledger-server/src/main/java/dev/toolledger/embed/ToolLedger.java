@@ -59,6 +59,9 @@ import javax.sql.DataSource;
  * database.
  */
 public final class ToolLedger implements AutoCloseable {
+  // Over 600 lines on purpose: this is the one public door for embedding, and most of it is the
+  // Builder's setters, one documented, validated setting each. Users write ToolLedger.Builder, so
+  // the builder stays nested here rather than in a file of its own.
   private final JdbcLedgerStore store;
   private final ToolLedgerApp app;
   private final boolean http;
