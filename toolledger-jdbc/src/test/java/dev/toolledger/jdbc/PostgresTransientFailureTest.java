@@ -52,7 +52,16 @@ class PostgresTransientFailureTest {
   @BeforeEach
   void open() throws SQLException {
     database = PostgresTestDatabase.create();
-    store = JdbcLedgerStore.postgres(database.options().migrations(ItemsTool.MIGRATIONS).build());
+    // The deadlocking tool sits idle in its transaction while it waits for its partner thread;
+    // on a loaded machine that can outlast the default idle-in-transaction bound (10 s), which is
+    // not what these tests are about.
+    store =
+        JdbcLedgerStore.postgres(
+            database
+                .options()
+                .statementTimeout(java.time.Duration.ofSeconds(60))
+                .migrations(ItemsTool.MIGRATIONS)
+                .build());
     try (Connection c = database.connect();
         Statement st = c.createStatement()) {
       st.execute("CREATE TABLE test_locks (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)");
