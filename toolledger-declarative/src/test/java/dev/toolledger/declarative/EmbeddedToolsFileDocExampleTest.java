@@ -10,6 +10,7 @@ import dev.toolledger.api.Tool;
 import dev.toolledger.declarative.sql.SqlTool;
 import dev.toolledger.embed.CallResult;
 import dev.toolledger.embed.ToolLedger;
+import dev.toolledger.testkit.DocSnippet;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;

@@ -13,10 +13,14 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The node's settings as the embedding builder takes them, on a real SQLite file. */
+/**
+ * The node's and the engine's settings as the embedding builder takes them, on a real SQLite file
+ * and, for what only the record shows, over real HTTP.
+ */
 class EmbeddedSettingsTest {
   static final ObjectMapper JSON = new ObjectMapper();
   static final TenantId ACME = TenantId.of("acme");
@@ -113,5 +117,78 @@ class EmbeddedSettingsTest {
       assertThat(mcp.statusCode()).isEqualTo(404);
       assertThat(api.statusCode()).isEqualTo(201);
     }
+  }
+
+  @Test
+  void aToolsRetentionSetOnTheBuilderIsTheRecordsExpiry() throws Exception {
+    try (ToolLedger ledger =
+        notes()
+            .retention("create-note", Duration.ofHours(3))
+            .http("127.0.0.1", 0)
+            .mcpEnabled(false)
+            .build()) {
+      assertThat(ledger.call(ACME, "n-1", "create-note", title("a")))
+          .isInstanceOf(CallResult.Done.class);
+      URI uri = ledger.httpUri().orElseThrow();
+      String token = ledger.issueToken(ACME, "reader");
+
+      HttpResponse<String> looked =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(uri.resolve("/v1/operations/n-1"))
+                      .header("Authorization", "Bearer " + token)
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
+
+      assertThat(looked.statusCode()).isEqualTo(200);
+      JsonNode operation = JSON.readTree(looked.body());
+      Instant completedAt = Instant.parse(operation.path("completedAt").asText());
+      assertThat(Instant.parse(operation.path("expiresAt").asText()))
+          .isEqualTo(completedAt.plus(Duration.ofHours(3)));
+    }
+  }
+
+  @Test
+  void aRetentionForAToolTheLedgerDoesNotServeStopsTheBuild() {
+    ToolLedger.Builder builder = notes().retention("send-email", Duration.ofDays(1));
+    assertThatThrownBy(builder::build)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("send-email");
+  }
+
+  @Test
+  void aResponseLargerThanMaxResponseBytesIsRefusedAndTheKeyStaysFree() throws Exception {
+    try (ToolLedger ledger = notes().maxResponseBytes(8).build()) {
+      CallResult tooLarge = ledger.call(ACME, "n-1", "create-note", title("a"));
+
+      assertThat(tooLarge).isInstanceOf(CallResult.TooLarge.class);
+      assertThat(((CallResult.TooLarge) tooLarge).limit()).isEqualTo(8);
+    }
+    try (ToolLedger ledger = notes().build()) {
+      CallResult again = ledger.call(ACME, "n-1", "create-note", title("a"));
+      assertThat(again).isInstanceOf(CallResult.Done.class);
+      assertThat(((CallResult.Done) again).replayed())
+          .as("nothing was recorded under the key the first time")
+          .isFalse();
+    }
+  }
+
+  @Test
+  void badEngineValuesAreRejectedAtBuildNamingTheOption() {
+    assertThatThrownBy(notes().tombstoneWindow(Duration.ofSeconds(-1))::build)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("tombstoneWindow");
+    assertThatThrownBy(notes().maxWait(Duration.ofSeconds(-1))::build)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxWait");
+    assertThatThrownBy(notes().maxResponseBytes(0)::build)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxResponseBytes");
+    assertThatThrownBy(notes().maxTakeovers(0)::build)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxTakeovers");
+    assertThatThrownBy(notes().retention("create-note", Duration.ZERO)::build)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("retention");
   }
 }

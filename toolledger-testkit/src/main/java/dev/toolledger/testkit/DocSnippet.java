@@ -1,4 +1,4 @@
-package dev.toolledger.embed;
+package dev.toolledger.testkit;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -9,11 +9,11 @@ import java.util.List;
  * A Java example of a page of docs/ and the test source that runs it, compared line by line so that
  * the page shows what the test compiles and runs.
  */
-final class DocSnippet {
+public final class DocSnippet {
   private DocSnippet() {}
 
   /** The first {@code ```java} block after the line {@code heading} of the page. */
-  static String inPage(Path page, String heading) throws IOException {
+  public static String inPage(Path page, String heading) throws IOException {
     List<String> lines = Files.readAllLines(page);
     int at = lines.indexOf(heading);
     if (at < 0) {
@@ -25,7 +25,7 @@ final class DocSnippet {
   }
 
   /** The lines of {@code source} between the lines {@code // marker:start} and {@code :end}. */
-  static String inSource(Path source, String marker) throws IOException {
+  public static String inSource(Path source, String marker) throws IOException {
     List<String> lines = Files.readAllLines(source).stream().map(String::stripTrailing).toList();
     int start = indexOfStripped(lines, "// " + marker + ":start") + 1;
     int end = indexOfStripped(lines, "// " + marker + ":end");
